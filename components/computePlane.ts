@@ -1,0 +1,146 @@
+/**
+ * `ComputePlane`: one GPU cluster's side of NVCF (spec §2): namespaces, pull secrets, the node inotify
+ * tuner, the optional KAI/Grove/Dynamo/topology releases and the NVCA operator fed with the cluster's
+ * registration, torn down in the documented order.
+ */
+import * as command from "@pulumi/command";
+import * as pulumi from "@pulumi/pulumi";
+import { activeNeeds, chartVersion, enabledReleases } from "../catalog/releases";
+import type { ComputePlaneConfig } from "../config/schema";
+import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { InotifyTuner } from "./inotifyTuner";
+import { Namespaces, PullSecrets } from "./namespaces";
+import { NvcfRelease } from "./release";
+
+export interface ComputePlaneArgs {
+  config: ComputePlaneConfig;
+  /** What the control plane hands this cluster (registration identity, URLs, registry). */
+  inputs: pulumi.Output<ComputeInputs>;
+  /** Registry key (secret) for pull secrets; undefined when none are created. */
+  registryKey?: pulumi.Output<string>;
+  chartRegistryPassword?: pulumi.Output<string>;
+  /** The GPU cluster's kubeconfig for kubectl during teardown (secret; empty: ambient KUBECONFIG/context). */
+  kubeconfig?: pulumi.Output<string>;
+}
+
+/**
+ * The teardown step of the docs' uninstall (seed 003 "Uninstalling" steps 1-2): delete every NVCFBackend,
+ * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed.
+ */
+const DRAIN = `set -euo pipefail
+umask 077
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+args=()
+if [ -n "\${NVCF_KUBECONFIG:-}" ]; then printf '%s' "$NVCF_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
+if [ -n "\${NVCF_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCF_KUBE_CONTEXT"); fi
+k() { "$NVCF_KUBECTL" "\${args[@]}" "$@"; }
+if k get crd nvcfbackends.nvcf.nvidia.io >/dev/null 2>&1; then
+  k delete nvcfbackends.nvcf.nvidia.io --all -n nvca-operator --timeout=120s --ignore-not-found
+fi
+for i in $(seq 1 "$NVCF_DRAIN_SECONDS"); do
+  n=$(k get pods -n nvca-system --no-headers 2>/dev/null | wc -l)
+  [ "$n" -eq 0 ] && { echo "nvca-system is empty"; exit 0; }
+  sleep 1
+done
+echo "nvca-system still has pods after $NVCF_DRAIN_SECONDS s; undeploy functions and check NVCFBackend finalizers" >&2
+exit 1
+`;
+
+/**
+ * Outputs: `operator` (the NVCA operator release), `inotifyNodes` (nodes the tuner runs on).
+ * Order on create: namespaces → pull secrets and the inotify tuner → operator (and add-ons by their
+ * needs). On destroy the reverse: NVCFBackend and nva-system drained, then the operator (its pre-delete
+ * hook runs, its CRD goes with it), then the add-ons, pull secrets and namespaces.
+ */
+export class ComputePlane extends pulumi.ComponentResource {
+  readonly releases: Record<string, NvcfRelease> = {};
+  readonly inotifyNodes: pulumi.Output<number>;
+
+  constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("nvcf:index:ComputePlane", name, {}, opts);
+    const cfg = args.config;
+    const flags = computeFlags(cfg);
+    const releases = enabledReleases("compute", cfg.bundleVersion, flags);
+    const nsList = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...cfg.pullSecretNamespaces]);
+    for (const r of releases) if ("fixed" in r.namespace) nsList.add(r.namespace.fixed);
+    const namespaces = new Namespaces(
+      `${name}-ns`,
+      { namespaces: [...nsList].map((n) => ({ name: n })), protectStateful: false },
+      { parent: this },
+    );
+
+    let pull: PullSecrets | undefined;
+    if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.registryKey) {
+      const targets: Record<string, pulumi.Input<string>> = {};
+      for (const n of cfg.pullSecretNamespaces) targets[n] = namespaces.names[n];
+      pull = new PullSecrets(
+        `${name}-pull`,
+        {
+          secretName: cfg.pullSecret.name,
+          server: args.inputs.imageRegistry,
+          username: cfg.pullSecret.username,
+          key: args.registryKey,
+          namespaces: targets,
+        },
+        { parent: this },
+      );
+    }
+
+    const tuner = new InotifyTuner(
+      `${name}-inotify`,
+      {
+        maxUserInstances: cfg.inotify.maxUserInstances,
+        maxUserWatches: cfg.inotify.maxUserWatches,
+        initImage: cfg.inotify.initImage,
+        pauseImage: cfg.inotify.pauseImage,
+        requireNodes: cfg.inotify.requireGpuNodes,
+      },
+      { parent: this },
+    );
+    this.inotifyNodes = tuner.scheduled;
+
+    const source = { config: cfg.charts, password: args.chartRegistryPassword };
+    for (const r of releases) {
+      const ns = "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
+      const deps: pulumi.Resource[] = activeNeeds(r, flags)
+        .map((n) => this.releases[n])
+        .filter((x): x is NvcfRelease => x !== undefined);
+      if (r.name === "nvca-operator") {
+        // Pull secrets before the operator (startup races, seed 003) and node limits before NVCA (spec §4 row 12).
+        if (pull) deps.push(...Object.values(pull.secrets));
+        deps.push(tuner);
+      } else if (pull?.secrets[ns]) deps.push(pull.secrets[ns]);
+      this.releases[r.name] = new NvcfRelease(
+        `${name}-${r.name}`,
+        {
+          releaseName: r.name,
+          chart: r.chart,
+          version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
+          namespace: namespaces.names[ns],
+          values: args.inputs.apply((inp) => computeValues(r.name, cfg, inp)),
+          source,
+          timeoutSeconds: cfg.charts.timeoutSeconds,
+        },
+        { parent: this, dependsOn: deps },
+      );
+    }
+
+    // Depends on the operator, so it is deleted before it: NVCFBackend first, nvca-system drained.
+    new command.local.Command(
+      `${name}-drain`,
+      {
+        create: "true",
+        delete: DRAIN,
+        interpreter: ["/bin/bash", "-c"],
+        environment: {
+          NVCF_KUBECTL: cfg.kubectlPath,
+          NVCF_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
+          NVCF_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
+          NVCF_DRAIN_SECONDS: "600",
+        },
+      },
+      { parent: this, dependsOn: [this.releases["nvca-operator"]] },
+    );
+    this.registerOutputs({ inotifyNodes: this.inotifyNodes });
+  }
+}

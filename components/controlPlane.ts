@@ -1,0 +1,189 @@
+/**
+ * `ControlPlane`: every control-plane release of the chosen NVCF bundle, its namespaces and pull secrets,
+ * the gateway wiring, and the registration of each GPU cluster.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as random from "@pulumi/random";
+import { type ReleaseSpec, activeNeeds, chartVersion, enabledReleases } from "../catalog/releases";
+import { isDevStack } from "../config/rules";
+import type { ControlPlaneConfig } from "../config/schema";
+import type { ClusterRegistration as Registration } from "../contract/controlPlane";
+import { controlFlags, controlValues, sidecarUser } from "../values/control";
+import { dockerAuth } from "../values/credentials";
+import { serviceHosts } from "../values/routes";
+import { NvcfGateway } from "./gateway";
+import { Namespaces, type NamespaceSpec, PullSecrets } from "./namespaces";
+import { ClusterRegistration } from "./registration";
+import { NvcfRelease } from "./release";
+import { TeardownGuard } from "./teardownGuard";
+
+/** Secret config of the control plane, each a secret Output (undefined when not set). */
+export interface ControlPlaneSecrets {
+  registryKey?: pulumi.Output<string>;
+  chartRegistryPassword?: pulumi.Output<string>;
+  cassandraPassword?: pulumi.Output<string>;
+  sidecarRegistryKey?: pulumi.Output<string>;
+  functionRegistryKey?: pulumi.Output<string>;
+}
+
+/** How to reach one GPU cluster for registration. */
+export interface GpuClusterAccess {
+  kubeconfig: pulumi.Output<string>;
+  apiServer: pulumi.Input<string>;
+}
+
+export interface ControlPlaneArgs {
+  config: ControlPlaneConfig;
+  secrets: ControlPlaneSecrets;
+  /** Access to each GPU cluster listed in `config.gpuClusters`, by name. */
+  gpuClusters: Record<string, GpuClusterAccess>;
+  /** Fully qualified name of this stack (for the teardown guard). */
+  stackName: string;
+}
+
+/** Namespaces that route backends live in; they carry `nvcf/platform=true` (spec §1.12). */
+const PLATFORM_NAMESPACES = new Set(["api-keys", "ess", "sis", "nvcf", "nvcf-ui"]);
+
+/** The namespace a release goes into (spec §1.3a). */
+export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): string {
+  if ("fixed" in spec.namespace) return spec.namespace.fixed;
+  return spec.namespace.fromConfig === "gatewayControllerNamespace" ? cfg.gateway.controllerNamespace : cfg.observability.namespace;
+}
+
+/**
+ * The control plane. Each release waits only for its real prerequisites (spec §1.4 `needs`), its
+ * namespace and the pull secret in it; there are no stage barriers between unrelated releases (user
+ * report C14). Cassandra, OpenBao, NATS and the metrics store are protected from deletion unless
+ * `nvcf:protectStatefulData` is false (default: protected outside `dev*` stacks).
+ *
+ * Outputs: `releases` (release name → component), `gatewayAddress`, `registrations` (GPU cluster name →
+ * registration), `hosts` (public hostnames by service).
+ */
+export class ControlPlane extends pulumi.ComponentResource {
+  readonly releases: Record<string, NvcfRelease> = {};
+  readonly gatewayAddress: pulumi.Output<string>;
+  readonly registrations: pulumi.Output<Record<string, Registration>>;
+  readonly hosts: ReturnType<typeof serviceHosts>;
+
+  constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("nvcf:index:ControlPlane", name, {}, opts);
+    const cfg = args.config;
+    const flags = controlFlags(cfg);
+    const releases = enabledReleases("control", cfg.bundleVersion, flags);
+    const protect = cfg.protectStatefulData ?? !isDevStack(pulumi.getStack());
+    this.hosts = serviceHosts(cfg.domain);
+
+    // Namespaces: every release namespace, except the gateway controller's when the user brings the gateway.
+    const byo = !cfg.gateway.install;
+    const nsSpecs = new Map<string, NamespaceSpec>();
+    for (const r of releases) {
+      const ns = releaseNamespace(r, cfg);
+      if (byo && ns === cfg.gateway.controllerNamespace) continue;
+      const prev = nsSpecs.get(ns);
+      nsSpecs.set(ns, { name: ns, platform: PLATFORM_NAMESPACES.has(ns), stateful: (prev?.stateful ?? false) || r.stateful === true });
+    }
+    if (cfg.gateway.install) {
+      nsSpecs.set(cfg.gateway.controllerNamespace, { name: cfg.gateway.controllerNamespace });
+      nsSpecs.set(cfg.gateway.shared.namespace, { name: cfg.gateway.shared.namespace, platform: true });
+    }
+    const namespaces = new Namespaces(`${name}-ns`, { namespaces: [...nsSpecs.values()], protectStateful: protect }, { parent: this });
+    const nsName = (ns: string): pulumi.Input<string> => namespaces.names[ns] ?? ns;
+
+    let pullSecrets: PullSecrets | undefined;
+    if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.secrets.registryKey) {
+      const owned: Record<string, pulumi.Input<string>> = {};
+      for (const ns of nsSpecs.keys()) owned[ns] = namespaces.names[ns];
+      pullSecrets = new PullSecrets(
+        `${name}-pull`,
+        { secretName: cfg.pullSecret.name, server: cfg.images.registry, username: cfg.pullSecret.username, key: args.secrets.registryKey, namespaces: owned },
+        { parent: this },
+      );
+    }
+
+    // Credentials by construction (spec §4 rows 1-3).
+    const cassandraPassword =
+      args.secrets.cassandraPassword ??
+      new random.RandomPassword(`${name}-cassandra-password`, { length: 32, special: false }, { parent: this, protect }).result;
+    const sidecarKey = args.secrets.sidecarRegistryKey ?? args.secrets.registryKey;
+    const functionKey = args.secrets.functionRegistryKey ?? args.secrets.registryKey;
+    const encode = (user: string, key: pulumi.Output<string> | undefined) =>
+      pulumi.secret((key ?? pulumi.output("")).apply((k) => dockerAuth(user, k)));
+    const secrets = {
+      cassandraPassword: pulumi.secret(cassandraPassword),
+      sidecarAuth: encode(sidecarUser(cfg), sidecarKey),
+      functionAuth: cfg.accounts.registryCredentials.map((rc) => encode(rc.username, functionKey)),
+    };
+
+    const gateway = new NvcfGateway(
+      `${name}-gateway`,
+      { config: cfg, source: { config: cfg.charts, password: args.secrets.chartRegistryPassword }, namespace: nsName },
+      { parent: this },
+    );
+    this.gatewayAddress = gateway.address;
+
+    // Releases in catalog order; each depends on its active needs only.
+    const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
+    for (const r of releases) {
+      const ns = releaseNamespace(r, cfg);
+      const needs = activeNeeds(r, flags).map((n) => this.releases[n]).filter((x): x is NvcfRelease => x !== undefined);
+      const deps: pulumi.Resource[] = [...needs];
+      const secret = pullSecrets?.secrets[ns];
+      if (secret) deps.push(secret);
+      if (r.name === "ingress") deps.push(...gateway.dependencies);
+      this.releases[r.name] = new NvcfRelease(
+        `${name}-${r.name}`,
+        {
+          releaseName: r.name,
+          chart: r.chart,
+          version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
+          namespace: nsName(ns),
+          values: controlValues(r.name, cfg, secrets),
+          source,
+          timeoutSeconds: cfg.charts.timeoutSeconds,
+        },
+        { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
+      );
+    }
+
+    // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
+    const gatewayUrl = this.gatewayAddress.apply((a) => (a ? `http://${a}` : ""));
+    const endpoints = gatewayUrl.apply((u) => ({
+      gatewayUrl: u,
+      hosts: { api: this.hosts.api, apiKeys: this.hosts.apiKeys, sis: this.hosts.sis, invocation: this.hosts.invocation },
+      ncaId: cfg.ncaId,
+    }));
+    const regDeps = ["sis", "admin-issuer-proxy", "api-keys", "ingress", "openbao-server"]
+      .map((n) => this.releases[n])
+      .filter((x): x is NvcfRelease => x !== undefined);
+    const regs: Record<string, pulumi.Output<Registration>> = {};
+    const regResources: pulumi.Resource[] = [];
+    for (const c of cfg.gpuClusters) {
+      const access = args.gpuClusters[c.name];
+      const reg = new ClusterRegistration(
+        `${name}-register-${c.name}`,
+        {
+          clusterName: c.name,
+          region: c.region,
+          ncaId: cfg.ncaId,
+          endpoints,
+          kubeconfig: access.kubeconfig,
+          apiServer: access.apiServer,
+          cliPath: cfg.nvcfCli.path,
+        },
+        { parent: this, dependsOn: regDeps },
+      );
+      regs[c.name] = reg.registration;
+      regResources.push(reg);
+    }
+    this.registrations = pulumi.output(regs) as pulumi.Output<Record<string, Registration>>;
+
+    // Deleted first on destroy: refuses while a compute-plane stack still references this one.
+    new TeardownGuard(
+      `${name}-teardown-guard`,
+      { stackName: args.stackName },
+      { parent: this, dependsOn: [...Object.values(this.releases), ...regResources] },
+    );
+
+    this.registerOutputs({ gatewayAddress: this.gatewayAddress, registrations: this.registrations });
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * `NvcfGateway`: the Gateway API side of the control plane (spec §1.12, issue 3 item 7).
+ * Either installs Envoy Gateway, the GatewayClass and a Gateway with the four listeners (opt-in), or
+ * checks that the user's own Gateways have the listeners the enabled routes need. Either way it labels
+ * the gateway namespace with `nvcf/platform=true` and exposes the address clients dial.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { ControlPlaneConfig } from "../config/schema";
+import { GATEWAY_LISTENERS, requiredListeners } from "../values/routes";
+import { NvcfRelease, type ChartSource } from "./release";
+
+/** A Gateway as read from the cluster (only the fields the checks use). */
+export interface GatewayObject {
+  spec?: { listeners?: { name: string; port?: number; protocol?: string }[] };
+  status?: { addresses?: { value?: string }[] };
+}
+
+/**
+ * Listener problems of the user's Gateways. Input: config and the Gateways read, keyed `namespace/name`.
+ * Output: one message per missing listener, naming the gateway and the listener (empty when fine).
+ */
+export function missingListeners(cfg: ControlPlaneConfig, gateways: Record<string, GatewayObject | undefined>): string[] {
+  const ref = { shared: cfg.gateway.shared, grpc: cfg.gateway.grpc, nats: cfg.gateway.nats };
+  const out: string[] = [];
+  for (const need of requiredListeners(cfg)) {
+    const id = `${ref[need.gateway].namespace}/${ref[need.gateway].name}`;
+    const gw = gateways[id];
+    const names = (gw?.spec?.listeners ?? []).map((l) => l.name);
+    if (!gw) out.push(`Gateway ${id} (nvcf:gateway.${need.gateway}) was not found`);
+    else if (!names.includes(need.listener)) {
+      const doc = GATEWAY_LISTENERS.find((l) => l.name === need.listener);
+      out.push(
+        `Gateway ${id} has no listener "${need.listener}"${doc ? ` (${doc.protocol} ${doc.port})` : ""}; it has: ${names.join(", ") || "none"}`,
+      );
+    }
+  }
+  return [...new Set(out)];
+}
+
+export interface NvcfGatewayArgs {
+  config: ControlPlaneConfig;
+  source: ChartSource;
+  /** Namespace resources owned by the control plane (for install mode). */
+  namespace: (name: string) => pulumi.Input<string>;
+}
+
+/**
+ * Outputs: `address` (the first Gateway status address, or `nvcf:gateway.address`; "" while none is
+ * reported), `ready` (a value to depend on before routes are installed).
+ * Errors: in bring-your-own mode, fails the preview when a Gateway or listener is missing, listing each.
+ */
+export class NvcfGateway extends pulumi.ComponentResource {
+  readonly address: pulumi.Output<string>;
+  readonly dependencies: pulumi.Resource[] = [];
+
+  constructor(name: string, args: NvcfGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("nvcf:index:Gateway", name, {}, opts);
+    const cfg = args.config;
+    const g = cfg.gateway;
+    let status: pulumi.Output<GatewayObject["status"]>;
+    if (g.install) {
+      const eg = new NvcfRelease(
+        `${name}-envoy-gateway`,
+        {
+          releaseName: "eg",
+          chart: "gateway-helm",
+          version: g.envoyGateway.version,
+          namespace: args.namespace(g.controllerNamespace),
+          values: {},
+          source: g.envoyGateway.localChartPath
+            ? { config: { ...args.source.config, source: "local", path: g.envoyGateway.localChartPath } }
+            : {
+                config: {
+                  ...args.source.config,
+                  source: "oci",
+                  registry: g.envoyGateway.registry,
+                  repository: g.envoyGateway.repository,
+                  username: undefined,
+                },
+              },
+          timeoutSeconds: cfg.charts.timeoutSeconds,
+        },
+        { parent: this },
+      );
+      const proxy = new k8s.apiextensions.CustomResource(
+        `${name}-envoyproxy`,
+        {
+          apiVersion: "gateway.envoyproxy.io/v1alpha1",
+          kind: "EnvoyProxy",
+          metadata: { name: g.envoyGateway.gatewayClassName, namespace: args.namespace(g.controllerNamespace) },
+          spec: { provider: { type: "Kubernetes", kubernetes: { envoyDeployment: { replicas: 2 } } } },
+        },
+        { parent: this, dependsOn: [eg] },
+      );
+      const cls = new k8s.apiextensions.CustomResource(
+        `${name}-class`,
+        {
+          apiVersion: "gateway.networking.k8s.io/v1",
+          kind: "GatewayClass",
+          metadata: { name: g.envoyGateway.gatewayClassName },
+          spec: {
+            controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+            parametersRef: {
+              group: "gateway.envoyproxy.io",
+              kind: "EnvoyProxy",
+              name: proxy.metadata.name,
+              namespace: proxy.metadata.namespace,
+            },
+          },
+        },
+        { parent: this },
+      );
+      const allowed = { namespaces: { from: "Selector", selector: { matchLabels: { "nvcf/platform": "true" } } } };
+      const gw = new k8s.apiextensions.CustomResource(
+        `${name}-gateway`,
+        {
+          apiVersion: "gateway.networking.k8s.io/v1",
+          kind: "Gateway",
+          metadata: {
+            name: g.shared.name,
+            namespace: args.namespace(g.shared.namespace),
+            annotations: { "pulumi.com/waitFor": "condition=Programmed" },
+          },
+          spec: {
+            gatewayClassName: cls.metadata.name,
+            listeners: GATEWAY_LISTENERS.map((l) => ({ name: l.name, protocol: l.protocol, port: l.port, allowedRoutes: allowed })),
+          },
+        },
+        { parent: this },
+      );
+      this.dependencies.push(gw);
+      status = (gw as unknown as { status: pulumi.Output<GatewayObject["status"]> }).status;
+    } else {
+      const refs = new Map<string, { name: string; namespace: string }>();
+      for (const need of requiredListeners(cfg)) {
+        const r = need.gateway === "nats" ? cfg.gateway.nats : cfg.gateway[need.gateway];
+        refs.set(`${r.namespace}/${r.name}`, { name: r.name, namespace: r.namespace });
+      }
+      const read: Record<string, pulumi.Output<GatewayObject>> = {};
+      for (const [id, r] of refs) {
+        // Constructed with an id: a read of the live object; spec and status are declared so they come back.
+        const res = new k8s.apiextensions.CustomResource(
+          `${name}-${r.namespace}-${r.name}`,
+          {
+            apiVersion: "gateway.networking.k8s.io/v1",
+            kind: "Gateway",
+            metadata: { name: r.name, namespace: r.namespace },
+            spec: undefined,
+            status: undefined,
+          },
+          { parent: this, id },
+        ) as unknown as { spec: pulumi.Output<GatewayObject["spec"]>; status: pulumi.Output<GatewayObject["status"]> };
+        read[id] = pulumi.all([res.spec, res.status]).apply(([spec, st]) => ({ spec, status: st }));
+      }
+      const checked = pulumi.all(read).apply((gws) => {
+        const problems = missingListeners(cfg, gws);
+        if (problems.length > 0) {
+          throw new Error(
+            `the Gateway the routes attach to lacks what they need:\n  - ${problems.join("\n  - ")}\n` +
+              `Add the listeners (spec: http 80, tcp 10081, nats 4222, worker-tcp 10086) or set nvcf:gateway.install true.`,
+          );
+        }
+        return gws;
+      });
+      status = checked.apply((gws) => gws[`${g.shared.namespace}/${g.shared.name}`]?.status);
+      // The routes' namespaces are ours and labelled at creation; the user's gateway namespace gets the label by patch.
+      this.dependencies.push(
+        new k8s.core.v1.NamespacePatch(
+          `${name}-label-${g.shared.namespace}`,
+          { metadata: { name: g.shared.namespace, labels: { "nvcf/platform": "true" } } },
+          { parent: this },
+        ),
+      );
+    }
+    this.address = pulumi
+      .output(status)
+      .apply((st) => g.address ?? st?.addresses?.[0]?.value ?? "");
+    this.registerOutputs({ address: this.address });
+  }
+}

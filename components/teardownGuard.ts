@@ -1,0 +1,59 @@
+/**
+ * `TeardownGuard`: makes `pulumi destroy` of a control-plane stack refuse while any compute-plane stack
+ * still references it (spec §4 row 13: every compute plane goes before the control plane).
+ *
+ * It is a command whose create does nothing and whose delete inspects the state backend: every other
+ * stack of the project whose exported state still holds a StackReference to this stack blocks the delete.
+ * The guard depends on every release and registration, so it is deleted first and a refusal leaves
+ * everything untouched.
+ */
+import * as command from "@pulumi/command";
+import * as pulumi from "@pulumi/pulumi";
+
+/*
+ * Reads `pulumi stack ls --json` and `pulumi stack export` of each other stack (no secrets are decrypted)
+ * with the same backend and project as the running engine. Exit 1 names the dependent stacks.
+ */
+const CHECK = `set -euo pipefail
+stacks=$(pulumi stack ls --json 2>/dev/null || echo '[]')
+blocking=""
+for s in $(printf '%s' "$stacks" | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{for(const s of JSON.parse(d||"[]"))console.log(s.name)})'); do
+  case "$s" in "$NVCF_STACK_SHORT"|"$NVCF_STACK_FQN") continue;; esac
+  if pulumi stack export --stack "$s" 2>/dev/null | node -e '
+    let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{
+      const res=(JSON.parse(d||"{}").deployment||{}).resources||[];
+      const hit=res.some(r=>r.type==="pulumi:pulumi:StackReference"&&((r.inputs||{}).name===process.env.NVCF_STACK_FQN||(r.outputs||{}).name===process.env.NVCF_STACK_FQN));
+      process.exit(hit?0:1)})'; then
+    blocking="$blocking $s"
+  fi
+done
+if [ -n "$blocking" ]; then
+  echo "refusing to destroy control-plane stack $NVCF_STACK_FQN: compute-plane stack(s)$blocking still reference it." >&2
+  echo "Destroy them first (pulumi destroy -s <stack>), then destroy this stack again." >&2
+  exit 1
+fi
+echo "no compute-plane stack references $NVCF_STACK_FQN"
+`;
+
+export interface TeardownGuardArgs {
+  /** Fully qualified name of the guarded stack (`organization/project/stack`). */
+  stackName: string;
+}
+
+/** See the module comment. No outputs. Errors: the delete fails, naming the dependent stacks. */
+export class TeardownGuard extends pulumi.ComponentResource {
+  constructor(name: string, args: TeardownGuardArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("nvcf:index:TeardownGuard", name, {}, opts);
+    new command.local.Command(
+      name,
+      {
+        create: "true",
+        delete: CHECK,
+        interpreter: ["/bin/bash", "-c"],
+        environment: { NVCF_STACK_FQN: args.stackName, NVCF_STACK_SHORT: args.stackName.split("/").pop() ?? args.stackName },
+      },
+      { parent: this, dependsOn: opts?.dependsOn },
+    );
+    this.registerOutputs({});
+  }
+}

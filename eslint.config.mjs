@@ -1,0 +1,15 @@
+import tseslint from "typescript-eslint";
+import pulumi from "@pulumi/eslint-plugin";
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "bin/**", "tests/charts/**", "jest.config.js", "eslint.config.mjs", "tests/bin/**"] },
+  ...tseslint.configs.recommended,
+  {
+    plugins: { "@pulumi": pulumi },
+    rules: {
+      "@pulumi/no-output-in-template-literal": "error",
+      "@pulumi/no-output-instance-in-template-literal": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+);

@@ -1,0 +1,16 @@
+/**
+ * Entry point: validates this stack's config (every problem at once, before any resource is registered),
+ * then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`. Each program is
+ * loaded only when used, so a stack does not pay for the other's modules.
+ */
+import { loadConfig } from "./config/load";
+
+export = async () => {
+  const cfg = loadConfig();
+  if (cfg.plane === "compute") {
+    const { computePlaneStack } = await import("./stacks/compute");
+    return computePlaneStack(cfg);
+  }
+  const { controlPlaneStack } = await import("./stacks/control");
+  return controlPlaneStack(cfg);
+};

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# The embedded default: throwaway local Kubernetes control planes (kwok, binary runtime, 127.0.0.1).
+#
+#   bash scripts/cluster.sh up [NAME...]     create or start the clusters (default: all three); harmless twice
+#   bash scripts/cluster.sh down [NAME...]   delete them; leaves no process behind
+#   bash scripts/cluster.sh status           list clusters and whether they answer
+#   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
+#
+# Clusters: nvcf-dev (control plane: 3 CPU nodes, 1 GPU node, Gateway API CRDs of the experimental
+# channel, GatewayClass + Gateway "nvcf-gateway" with the listeners http 80, tcp 10081, nats 4222,
+# worker-tcp 10086), nvcf-gpu-a and nvcf-gpu-b (GPU clusters: 1 CPU node, 2 GPU nodes each).
+# kwok marks pods Running/Ready and completes Job pods, so rollouts and Helm hooks finish.
+# Each cluster's service-account issuer is its own (https://<name>.kwok.test), as on real clusters.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
+# shellcheck source=scripts/env.sh
+source "$ROOT/scripts/env.sh"
+# shellcheck source=toolchain/versions.env
+source "$ROOT/toolchain/versions.env"
+
+export KWOK_WORKDIR="$NVCF_CACHE/kwok"
+KUBECONFIG_FILE="$NVCF_CACHE/clusters/kubeconfig"
+ALL_CLUSTERS=(nvcf-dev nvcf-gpu-a nvcf-gpu-b)
+GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
+
+cmd="${1:-up}"
+shift || true
+clusters=("$@")
+[ ${#clusters[@]} -gt 0 ] || clusters=("${ALL_CLUSTERS[@]}")
+
+k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
+
+exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
+
+node_yaml() { # name gpu(0|1)
+  local name=$1 gpu=$2 labels capacity
+  labels="kubernetes.io/hostname: $name
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    type: kwok"
+  capacity="cpu: \"32\"
+    memory: 128Gi
+    pods: \"110\""
+  if [ "$gpu" = 1 ]; then
+    # Labels the NVIDIA GPU operator (GPU feature discovery) sets on a GPU node.
+    labels="$labels
+    nvidia.com/gpu.present: \"true\"
+    nvidia.com/gpu.count: \"8\"
+    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+    nvidia.com/gpu.memory: \"81559\"
+    nvidia.com/gpu.family: hopper
+    nvidia.com/gpu.deploy.device-plugin: \"true\"
+    nvidia.com/cuda.driver.major: \"550\"
+    feature.node.kubernetes.io/pci-10de.present: \"true\""
+    capacity="$capacity
+    nvidia.com/gpu: \"8\""
+  fi
+  cat <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: $name
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    $labels
+status:
+  allocatable:
+    $capacity
+  capacity:
+    $capacity
+  nodeInfo:
+    architecture: amd64
+    operatingSystem: linux
+    kubeletVersion: fake
+  phase: Running
+EOF
+}
+
+gateway_yaml() {
+  cat <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: envoy-gateway-system
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: envoy-gateway
+  labels:
+    nvcf/platform: "true"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: nvcf-gateway
+  namespace: envoy-gateway
+spec:
+  gatewayClassName: eg
+  listeners:
+EOF
+  local l
+  for l in "http HTTP 80" "tcp TCP 10081" "nats TCP 4222" "worker-tcp TCP 10086"; do
+    set -- $l
+    cat <<EOF
+    - name: $1
+      protocol: $2
+      port: $3
+      allowedRoutes:
+        namespaces:
+          from: Selector
+          selector:
+            matchLabels:
+              nvcf/platform: "true"
+EOF
+  done
+}
+
+gateway_api_dir() {
+  local dir
+  dir=$(cd "$NVCF_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$dir/config/crd/experimental" ] || die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION"
+  echo "$dir/config/crd/experimental"
+}
+
+up_one() {
+  local name=$1 t0
+  t0=$(now_s)
+  if exists "$name"; then
+    if ! k "$name" get --raw /readyz >/dev/null 2>&1; then
+      log "cluster $name: starting"
+      kwokctl start cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" --wait 2m >/dev/null
+    else
+      log "cluster $name: already running"
+    fi
+  else
+    log "cluster $name: creating"
+    mkdir -p "$(dirname "$KUBECONFIG_FILE")"
+    kwokctl create cluster --name "$name" --runtime binary \
+      --kubeconfig "$KUBECONFIG_FILE" \
+      --kube-apiserver-binary "$(command -v kube-apiserver)" \
+      --kube-controller-manager-binary "$(command -v kube-controller-manager)" \
+      --kube-scheduler-binary "$(command -v kube-scheduler)" \
+      --etcd-binary "$(command -v etcd)" \
+      --kwok-controller-binary "$(command -v kwok)" \
+      --extra-args "kube-apiserver=service-account-issuer=https://$name.kwok.test" \
+      --extra-args "kube-apiserver=bind-address=127.0.0.1" \
+      --wait 3m >/dev/null
+  fi
+  # Nodes (idempotent).
+  local nodes
+  if [ "$name" = nvcf-dev ]; then
+    nodes=$(for i in 0 1 2; do node_yaml "$name-cpu-$i" 0; echo ---; done; node_yaml "$name-gpu-0" 1)
+  else
+    nodes=$(node_yaml "$name-cpu-0" 0; echo ---; for i in 0 1; do node_yaml "$name-gpu-$i" 1; echo ---; done)
+  fi
+  printf '%s\n' "$nodes" | k "$name" apply -f - >/dev/null
+  # Node status is owned by kwok; wait until every node is Ready.
+  k "$name" wait --for=condition=Ready node --all --timeout=120s >/dev/null
+  if [ "$name" = nvcf-dev ]; then
+    local crd_dir f
+    crd_dir=$(gateway_api_dir)
+    for f in "$crd_dir"/gateway.networking.k8s.io_*.yaml; do k "$name" apply --server-side -f "$f" >/dev/null; done
+    k "$name" wait --for=condition=Established crd --all --timeout=60s >/dev/null
+    gateway_yaml | k "$name" apply -f - >/dev/null
+    # No Envoy here: report the Gateway as a controller would (Programmed, address on loopback).
+    local ts
+    ts=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    k "$name" patch gatewayclass eg --subresource=status --type=merge -p \
+      "{\"status\":{\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
+    k "$name" -n envoy-gateway patch gateway nvcf-gateway --subresource=status --type=merge -p \
+      "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
+  fi
+  log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
+}
+
+down_one() {
+  local name=$1
+  if exists "$name"; then
+    kwokctl delete cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" >/dev/null 2>&1 || true
+    log "cluster $name: deleted"
+  fi
+  # Nothing may survive: kill any component still running from this cluster's work dir.
+  pkill -f "$KWOK_WORKDIR/clusters/$name/" 2>/dev/null || true
+  rm -rf "${KWOK_WORKDIR:?}/clusters/$name"
+}
+
+case "$cmd" in
+  up)
+    bash "$ROOT/scripts/toolchain.sh" --check >/dev/null || die "toolchain missing: run bash scripts/toolchain.sh"
+    for c in "${clusters[@]}"; do up_one "$c"; done
+    echo "export KUBECONFIG=$KUBECONFIG_FILE"
+    ;;
+  down)
+    for c in "${clusters[@]}"; do down_one "$c"; done
+    if pgrep -f "$KWOK_WORKDIR/clusters/" >/dev/null 2>&1; then die "processes of the local clusters are still running"; fi
+    ;;
+  status)
+    for c in "${ALL_CLUSTERS[@]}"; do
+      if exists "$c" && k "$c" get --raw /readyz >/dev/null 2>&1; then echo "$c running"; elif exists "$c"; then echo "$c stopped"; else echo "$c absent"; fi
+    done
+    ;;
+  kubeconfig) echo "$KUBECONFIG_FILE" ;;
+  *) die "usage: cluster.sh up|down|status|kubeconfig [NAME...]" ;;
+esac

@@ -1,0 +1,261 @@
+/**
+ * Runs the real program (index.ts) under Pulumi mocks for a committed stack file and records the resource
+ * graph: type, name, parent, inputs (secrets masked) and options. Mocks fail on any unmocked call.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as yaml from "js-yaml";
+
+export const ROOT = path.resolve(__dirname, "../..");
+
+/** A sentinel secret per key: tests assert these never appear in plain text. */
+export const sentinel = (key: string) => `SENTINEL-${key}-7f3a9c`;
+
+export interface Rendered {
+  type: string;
+  name: string;
+  parent?: string;
+  custom: boolean;
+  inputs: Record<string, unknown>;
+  dependsOn: string[];
+  protect: boolean;
+  /** The props as the program passed them (Outputs unresolved). */
+  props?: unknown;
+}
+
+export interface StackFile {
+  config: Record<string, string>;
+  secretKeys: string[];
+}
+
+/**
+ * Reads `Pulumi.<stack>.yaml` as the engine would hand it to the program: objects as JSON text, scalars as
+ * strings; every `secure:` value replaced by a sentinel and marked secret. `overrides` (key without the
+ * `nvcf:` prefix → value) are applied on top; a value of `undefined` removes the key.
+ */
+export function readStackFile(stack: string, overrides: Record<string, unknown> = {}, secrets: Record<string, string> = {}): StackFile {
+  const doc = yaml.load(fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8")) as { config?: Record<string, unknown> };
+  const config: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  const put = (key: string, v: unknown) => {
+    if (v !== null && typeof v === "object" && "secure" in (v as object)) {
+      config[key] = sentinel(key.replace(/^nvcf:/, ""));
+      secretKeys.push(key);
+    } else config[key] = typeof v === "string" ? v : JSON.stringify(v);
+  };
+  for (const [k, v] of Object.entries(doc.config ?? {})) put(k, v);
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete config[`nvcf:${k}`];
+    else put(`nvcf:${k}`, v);
+  }
+  for (const [k, v] of Object.entries(secrets)) {
+    config[`nvcf:${k}`] = v;
+    secretKeys.push(`nvcf:${k}`);
+  }
+  return { config, secretKeys };
+}
+
+/** A mocked Gateway with the four documented listeners. */
+export function mockGateway(listeners = ["http", "tcp", "nats", "worker-tcp"]) {
+  return {
+    spec: { listeners: listeners.map((name) => ({ name })) },
+    status: { addresses: [{ value: "203.0.113.10" }] },
+  };
+}
+
+/** Realistic `nvcf-cli cluster register` output (summary lines, marker, hint, values). */
+export function registerOutput(name: string, region: string): string {
+  const id = (s: string) => {
+    const h = Buffer.from(s).toString("hex").padEnd(32, "0").slice(0, 32);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  };
+  return [
+    `Cluster Group ID: ${id(`g-${name}`)}`,
+    `Cluster Group Name: ${name}`,
+    `Cluster ID: ${id(name)}`,
+    "OIDC Issuer: https://kwok.test",
+    `Region: ${region}`,
+    "",
+    "--- Helm values for nvca-operator ---",
+    "# Save this block as registration values",
+    `clusterID: ${id(name)}`,
+    `clusterGroupID: ${id(`g-${name}`)}`,
+    "ncaID: nvcf-default",
+    `region: ${region}`,
+    "selfManaged:",
+    "  identitySource: psat",
+    "  icmsServiceURL: http://203.0.113.10",
+    "  revalServiceURL: http://203.0.113.10",
+    "  natsURL: nats://203.0.113.10:4222",
+    "",
+  ].join("\n");
+}
+
+/** Strips the wire form of secrets (`{<sig>: <secret sig>, value}`) that mocks may receive. */
+export function unwrapSecrets(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(unwrapSecrets);
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (o["4dabf18193072939515e22adb298388d"] === "1b47061264138c4ac30d75fd1eb44270") return unwrapSecrets(o["value"]);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, unwrapSecrets(x)]));
+  }
+  return v;
+}
+
+export interface RenderOptions {
+  stack: string;
+  overrides?: Record<string, unknown>;
+  secrets?: Record<string, string>;
+  /** Gateways returned by reads, keyed `namespace/name`. */
+  gateways?: Record<string, unknown>;
+  /** Outputs of the referenced control-plane stack (compute stacks). */
+  controlPlaneOutputs?: Record<string, unknown>;
+  controlPlaneSecretOutputs?: string[];
+  /** DaemonSet scheduled count returned by the mock. */
+  daemonSetScheduled?: number;
+  preview?: boolean;
+}
+
+export interface RenderResult {
+  resources: Rendered[];
+  outputs: Record<string, unknown>;
+  /** Which outputs were secret. */
+  secretOutputs: string[];
+  error?: Error;
+}
+
+type PulumiModule = typeof import("@pulumi/pulumi");
+
+/**
+ * Resolves a value as the program built it: secret Outputs become "[secret]", other Outputs and promises
+ * their values, recursively. A plain-text sentinel stays visible (that is a leak the tests look for).
+ */
+async function resolveMasked(pulumi: PulumiModule, v: unknown): Promise<unknown> {
+  if (pulumi.Output.isInstance(v)) {
+    const o = v as unknown as { isSecret: Promise<boolean>; apply: (f: (x: unknown) => unknown) => unknown };
+    if (await o.isSecret) return "[secret]";
+    const inner = await new Promise((res) => o.apply((x) => res(x)));
+    return resolveMasked(pulumi, inner);
+  }
+  if (v instanceof Promise) return resolveMasked(pulumi, await v);
+  if (pulumi.Resource.isInstance(v)) return `[resource ${(v as unknown as { __name?: string }).__name}]`;
+  if (Array.isArray(v)) return Promise.all(v.map((x) => resolveMasked(pulumi, x)));
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = await resolveMasked(pulumi, x);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Runs the program for a stack under mocks. Returns the graph and the outputs (resolved, secrets flagged);
+ * a program error is returned in `error` instead of thrown.
+ */
+export async function render(opts: RenderOptions): Promise<RenderResult> {
+  const file = readStackFile(opts.stack, opts.overrides, opts.secrets);
+  const resources: Rendered[] = [];
+  let result: RenderResult = { resources, outputs: {}, secretOutputs: [] };
+  let rejected: Error | undefined;
+  const onRejection = (e: unknown) => {
+    rejected ??= e as Error;
+  };
+  process.on("unhandledRejection", onRejection);
+  await new Promise<void>((resolve) => {
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+      pulumi.runtime.setMocks(
+        {
+          newResource(args) {
+            const state: Record<string, unknown> = { ...args.inputs };
+            switch (args.type) {
+              case "kubernetes:helm.sh/v3:Release":
+                state["status"] = { status: "deployed", name: args.inputs.name, namespace: args.inputs.namespace };
+                break;
+              case "command:local:Command": {
+                const env = unwrapSecrets(args.inputs.environment ?? {}) as Record<string, string>;
+                state["stdout"] = env["NVCF_CLUSTER_NAME"] ? registerOutput(env["NVCF_CLUSTER_NAME"], env["NVCF_REGION"]) : "";
+                state["stderr"] = "";
+                break;
+              }
+              case "random:index/randomPassword:RandomPassword":
+                state["result"] = "mock-random-password-0123456789";
+                break;
+              case "kubernetes:apps/v1:DaemonSet":
+                state["status"] = { desiredNumberScheduled: opts.daemonSetScheduled ?? 3, numberReady: opts.daemonSetScheduled ?? 3 };
+                break;
+              case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
+                if (args.id) return { id: args.id, state: (opts.gateways ?? {})[args.id] ?? {} };
+                state["status"] = { addresses: [{ value: "203.0.113.20" }] };
+                break;
+              case "pulumi:pulumi:StackReference":
+                return {
+                  id: String(args.inputs.name),
+                  state: { name: args.inputs.name, outputs: opts.controlPlaneOutputs ?? {}, secretOutputNames: opts.controlPlaneSecretOutputs ?? [] },
+                };
+            }
+            return { id: args.id ?? `${args.name}-id`, state };
+          },
+          call(args) {
+            throw new Error(`unmocked call ${args.token}`);
+          },
+        },
+        "nvcf",
+        opts.stack,
+        opts.preview ?? false,
+        "organization",
+      );
+      pulumi.runtime.setAllConfig(file.config, file.secretKeys);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const program = require("../../index") as () => Promise<Record<string, unknown>>;
+      (async () => {
+        try {
+          let out: Record<string, unknown> = {};
+          await pulumi.runtime.runInPulumiStack(async () => {
+            pulumi.runtime.registerStackTransformation((a) => {
+              const parent = a.opts.parent as unknown as { __pulumiType?: string; __name?: string } | undefined;
+              const deps = ([] as unknown[]).concat(a.opts.dependsOn ?? []) as { __name?: string }[];
+              const rec: Rendered = {
+                type: a.type,
+                name: a.name,
+                parent: parent?.__pulumiType === "pulumi:pulumi:Stack" ? undefined : parent?.__name,
+                custom: a.resource instanceof pulumi.CustomResource,
+                inputs: {},
+                props: a.props,
+                dependsOn: deps.map((d) => d.__name ?? "?"),
+                protect: a.opts.protect === true,
+              };
+              resources.push(rec);
+              return undefined;
+            });
+            out = await program();
+            return undefined;
+          });
+          const outputs: Record<string, unknown> = {};
+          const secretOutputs: string[] = [];
+          for (const [k, v] of Object.entries(out)) {
+            if (pulumi.Output.isInstance(v)) {
+              if (await (v as unknown as { isSecret: Promise<boolean> }).isSecret) secretOutputs.push(k);
+              outputs[k] = await new Promise((res) => (v as import("@pulumi/pulumi").Output<unknown>).apply((x) => res(x)));
+            } else outputs[k] = v;
+          }
+          // Let every registration settle, then copy inputs in.
+          await new Promise((r) => setTimeout(r, 50));
+          for (const r of resources) {
+            r.inputs = (await resolveMasked(pulumi, r.props ?? {})) as Record<string, unknown>;
+            delete r.props;
+          }
+          result = { resources, outputs, secretOutputs };
+        } catch (e) {
+          result = { resources, outputs: {}, secretOutputs: [], error: e as Error };
+        }
+        resolve();
+      })();
+    });
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  process.off("unhandledRejection", onRejection);
+  if (rejected && !result.error) result = { ...result, error: rejected };
+  return result;
+}
