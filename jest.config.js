@@ -1,6 +1,7 @@
 /** Two projects: `unit` (Pulumi mocks, seconds) and `e2e` (real pulumi CLI against the local cluster). */
 const tsJest = ["ts-jest", { tsconfig: "tsconfig.json", diagnostics: { warnOnly: false } }];
 module.exports = {
+  testTimeout: 120000,
   projects: [
     {
       displayName: "unit",

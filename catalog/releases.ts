@@ -511,6 +511,33 @@ export function activeNeeds(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag
 }
 
 /**
+ * Orders releases so that each comes after its active needs (stable: catalog order otherwise).
+ * Throws when a need is not among the given releases (an enabled release needing a disabled one is a
+ * catalog error) or on a cycle.
+ */
+export function inDependencyOrder(releases: readonly ReleaseSpec[], flags: Readonly<Record<EnableFlag, boolean>>): ReleaseSpec[] {
+  const byName = new Map(releases.map((r) => [r.name, r]));
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const out: ReleaseSpec[] = [];
+  const visit = (r: ReleaseSpec) => {
+    if (done.has(r.name)) return;
+    if (visiting.has(r.name)) throw new Error(`release dependency cycle through "${r.name}"`);
+    visiting.add(r.name);
+    for (const n of activeNeeds(r, flags)) {
+      const dep = byName.get(n);
+      if (!dep) throw new Error(`release "${r.name}" needs "${n}", which is not enabled`);
+      visit(dep);
+    }
+    visiting.delete(r.name);
+    done.add(r.name);
+    out.push(r);
+  };
+  releases.forEach(visit);
+  return out;
+}
+
+/**
  * The chart version to install: a per-release override (hot fix) when given, else the bundle's pin.
  * Throws when the bundle does not ship the release (callers check availability during validation first).
  */

@@ -5,7 +5,7 @@
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
-import { activeNeeds, chartVersion, enabledReleases } from "../catalog/releases";
+import { activeNeeds, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
 import { InotifyTuner } from "./inotifyTuner";
@@ -60,7 +60,7 @@ export class ComputePlane extends pulumi.ComponentResource {
     super("nvcf:index:ComputePlane", name, {}, opts);
     const cfg = args.config;
     const flags = computeFlags(cfg);
-    const releases = enabledReleases("compute", cfg.bundleVersion, flags);
+    const releases = inDependencyOrder(enabledReleases("compute", cfg.bundleVersion, flags), flags);
     const nsList = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...cfg.pullSecretNamespaces]);
     for (const r of releases) if ("fixed" in r.namespace) nsList.add(r.namespace.fixed);
     const namespaces = new Namespaces(
@@ -102,9 +102,7 @@ export class ComputePlane extends pulumi.ComponentResource {
     const source = { config: cfg.charts, password: args.chartRegistryPassword };
     for (const r of releases) {
       const ns = "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
-      const deps: pulumi.Resource[] = activeNeeds(r, flags)
-        .map((n) => this.releases[n])
-        .filter((x): x is NvcfRelease => x !== undefined);
+      const deps: pulumi.Resource[] = activeNeeds(r, flags).map((n) => this.releases[n]);
       if (r.name === "nvca-operator") {
         // Pull secrets before the operator (startup races, seed 003) and node limits before NVCA (spec §4 row 12).
         if (pull) deps.push(...Object.values(pull.secrets));

@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { type ReleaseSpec, activeNeeds, chartVersion, enabledReleases } from "../catalog/releases";
+import { type ReleaseSpec, activeNeeds, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
@@ -69,7 +69,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     super("nvcf:index:ControlPlane", name, {}, opts);
     const cfg = args.config;
     const flags = controlFlags(cfg);
-    const releases = enabledReleases("control", cfg.bundleVersion, flags);
+    const releases = inDependencyOrder(enabledReleases("control", cfg.bundleVersion, flags), flags);
     const protect = cfg.protectStatefulData ?? !isDevStack(pulumi.getStack());
     this.hosts = serviceHosts(cfg.domain);
 
@@ -125,7 +125,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     for (const r of releases) {
       const ns = releaseNamespace(r, cfg);
-      const needs = activeNeeds(r, flags).map((n) => this.releases[n]).filter((x): x is NvcfRelease => x !== undefined);
+      const needs = activeNeeds(r, flags).map((n) => this.releases[n]);
       const deps: pulumi.Resource[] = [...needs];
       const secret = pullSecrets?.secrets[ns];
       if (secret) deps.push(secret);
@@ -181,7 +181,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     new TeardownGuard(
       `${name}-teardown-guard`,
       { stackName: args.stackName },
-      { parent: this, dependsOn: [...Object.values(this.releases), ...regResources] },
+      { parent: this, dependsOn: [...Object.values(this.releases), ...gateway.releases, ...regResources] },
     );
 
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, registrations: this.registrations });

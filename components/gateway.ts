@@ -53,6 +53,8 @@ export interface NvcfGatewayArgs {
 export class NvcfGateway extends pulumi.ComponentResource {
   readonly address: pulumi.Output<string>;
   readonly dependencies: pulumi.Resource[] = [];
+  /** Helm releases this component installed (Envoy Gateway in install mode). */
+  readonly releases: NvcfRelease[] = [];
 
   constructor(name: string, args: NvcfGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:Gateway", name, {}, opts);
@@ -83,6 +85,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
         },
         { parent: this },
       );
+      this.releases.push(eg);
       const proxy = new k8s.apiextensions.CustomResource(
         `${name}-envoyproxy`,
         {

@@ -330,7 +330,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
   const a = cfg.addons;
   out.push(...chartSourceRules(cfg.charts, "compute", cfg.bundleVersion));
   out.push(...releaseValuesRules(cfg.releaseValues, "compute"));
-  out.push(...pullSecretRules(cfg));
+  // No registry key here is fine: the pull secret then uses the control plane's key (contract output).
   out.push(...registryKeyRules(cfg.registryKey, "registryKey"));
   if (a.topologyAwareScheduling.enabled && !a.kaiScheduler.enabled)
     add("addons.topologyAwareScheduling.enabled", "false unless addons.kaiScheduler.enabled (topology needs KAI)", "true", "enable addons.kaiScheduler or turn topology off");

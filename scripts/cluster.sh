@@ -10,7 +10,8 @@
 # channel, GatewayClass + Gateway "nvcf-gateway" with the listeners http 80, tcp 10081, nats 4222,
 # worker-tcp 10086), nvcf-gpu-a and nvcf-gpu-b (GPU clusters: 1 CPU node, 2 GPU nodes each).
 # kwok marks pods Running/Ready and completes Job pods, so rollouts and Helm hooks finish.
-# Each cluster's service-account issuer is its own (https://<name>.kwok.test), as on real clusters.
+# kwokctl fixes every cluster's service-account issuer to https://kubernetes.default.svc.cluster.local
+# (nvcf-cli warns about that shared issuer, as it would on vanilla clusters).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -135,12 +136,14 @@ gateway_api_dir() {
 }
 
 up_one() {
-  local name=$1 t0
+  local name=$1 t0 log
   t0=$(now_s)
+  mkdir -p "$KWOK_WORKDIR"
+  log="$KWOK_WORKDIR/$name.log"
   if exists "$name"; then
     if ! k "$name" get --raw /readyz >/dev/null 2>&1; then
       log "cluster $name: starting"
-      kwokctl start cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" --wait 2m >/dev/null
+      kwokctl start cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" --wait 2m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not start $name"; }
     else
       log "cluster $name: already running"
     fi
@@ -154,9 +157,8 @@ up_one() {
       --kube-scheduler-binary "$(command -v kube-scheduler)" \
       --etcd-binary "$(command -v etcd)" \
       --kwok-controller-binary "$(command -v kwok)" \
-      --extra-args "kube-apiserver=service-account-issuer=https://$name.kwok.test" \
       --extra-args "kube-apiserver=bind-address=127.0.0.1" \
-      --wait 3m >/dev/null
+      --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
   fi
   # Nodes (idempotent).
   local nodes

@@ -83,7 +83,17 @@ export async function computePlaneStack(cfg: ComputePlaneConfig): Promise<Record
     suppressHelmHookWarnings: true,
   });
   // The registry key: this stack's own, else the control plane's (a secret output of the contract).
-  const registryKey = cfg.registryKey !== undefined ? pulumi.secret(cfg.registryKey) : cp.imageRegistryKey;
+  const registryKey =
+    cfg.registryKey !== undefined
+      ? pulumi.secret(cfg.registryKey)
+      : cp.imageRegistryKey.apply((k) => {
+          if (!k && cfg.pullSecret.name !== null && cfg.pullSecret.create) {
+            throw new Error(
+              `the pull secret needs a registry key: set nvcf:registryKey (secret) in this stack, or nvcf:registryKey in ${cfg.controlPlaneStack}`,
+            );
+          }
+          return k;
+        });
   const plane = new ComputePlane(
     "nvcf",
     {

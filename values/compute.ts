@@ -167,7 +167,7 @@ function kaiValues(cfg: ComputePlaneConfig): Values {
   const ips = cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
   const unlimited = { quota: -1, limit: -1, overQuotaWeight: 1 };
   return {
-    global: { imagePullSecrets: ips, securityContext: { runAsUser: 10000, runAsNonRoot: true, capabilities: { drop: ["ALL"] } } },
+    global: { registry: "ghcr.io/kai-scheduler/kai-scheduler", imagePullSecrets: ips, securityContext: { runAsUser: 10000, runAsNonRoot: true, capabilities: { drop: ["ALL"] } } },
     scheduler: { placementStrategy: { gpu: "binpack", cpu: "spread" }, preemption: false, consolidation: false },
     defaultQueue: {
       parent: { name: "default-parent-queue", resources: { cpu: unlimited, gpu: unlimited, memory: unlimited } },
@@ -184,10 +184,19 @@ export function computeValues(release: string, cfg: ComputePlaneConfig, inputs: 
   const topology = { topologies: [{ name: "nvcf-mnnvl-topology", levels: ["nvidia.com/gpu.clique", "kubernetes.io/hostname"] }] };
   const table: Record<string, () => Values> = {
     "kai-scheduler": () => kaiValues(cfg),
-    "nvcf-kai-topology": () => ({ ...topology, scheduler: "kai" }),
+    "nvcf-kai-topology": () => ({ ...topology, target: "kai" }),
     "grove-operator": () => ({ image: { repository: "ghcr.io/ai-dynamo/grove/grove-operator", tag: "v0.1.0-alpha.11" }, topologyAwareScheduling: cfg.addons.topologyAwareScheduling.enabled }),
-    "nvcf-grove-topology": () => ({ ...topology, scheduler: "grove" }),
-    "dynamo-operator": () => ({ grove: { enabled: true, install: false }, kaiScheduler: { enabled: true, install: false }, etcd: { enabled: false } }),
+    "nvcf-grove-topology": () => ({ ...topology, target: "grove" }),
+    "dynamo-operator": () => ({
+      "dynamo-operator": {
+        controllerManager: { manager: { image: { repository: "nvcr.io/nvidia/ai-dynamo/kubernetes-operator" } } },
+        upgradeCRD: true,
+        webhook: { failurePolicy: "Fail" },
+      },
+      grove: { enabled: true, install: false },
+      kaiScheduler: { enabled: true, install: false },
+      etcd: { enabled: false },
+    }),
     "nvca-operator": () => nvcaOperatorValues(cfg, inputs),
   };
   const build = table[release];

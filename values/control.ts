@@ -102,22 +102,49 @@ const D = (cfg: ControlPlaneConfig) => cfg.domain;
 function builders<S>(): Record<string, Builder<S>> {
   return {
     "prometheus-operator-crds": () => ({}),
-    "opentelemetry-operator": (cfg) => ({ imagePullSecrets: common(cfg).ips }),
-    "victoria-metrics": (cfg) => ({
-      server: {
+    // The observability charts are third-party; images come from the mirror like every other image.
+    "opentelemetry-operator": (cfg) => {
+      const c = common(cfg);
+      return {
+        imagePullSecrets: c.ips,
+        manager: {
+          image: { repository: `${c.reg}/${c.img("opentelemetry-operator")}` },
+          collectorImage: { repository: `${c.reg}/${c.img("opentelemetry-collector-contrib")}` },
+          targetAllocatorImage: { repository: `${c.reg}/${c.img("target-allocator")}` },
+        },
+      };
+    },
+    "victoria-metrics": (cfg) => {
+      const c = common(cfg);
+      return {
         fullnameOverride: "vmsingle",
-        persistentVolume: { storageClassName: cfg.storage.className, size: cfg.storage.size },
-      },
+        server: {
+          image: { repository: `${c.reg}/${c.img("victoria-metrics")}` },
+          persistentVolume: { enabled: true, storageClassName: cfg.storage.className, size: cfg.storage.size },
+        },
+      };
+    },
+    "otel-collector": (cfg) => {
+      const c = common(cfg);
+      const mb = cfg.observability.metricsBackend;
+      return {
+        image: { repository: `${c.reg}/${c.img("opentelemetry-collector-contrib")}` },
+        profile: cfg.observability.profile,
+        targetAllocator: { enabled: cfg.observability.components.targetAllocator === "install" },
+        discoveryRbac: { enabled: cfg.observability.components.discoveryRbac === "install" },
+        metricsBackend: {
+          remoteWriteEndpoint:
+            mb.mode === "install" ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428/api/v1/write` : mb.remoteWriteEndpoint,
+          auth: { mode: mb.auth.mode },
+        },
+      };
+    },
+    "default-monitors": () => ({
+      monitors: [
+        { name: "nvcf-api", namespace: "nvcf", port: "metrics", path: "/metrics", selector: { "app.kubernetes.io/name": "nvcf-api" } },
+        { name: "state-metrics", namespace: "nvcf", port: "metrics", path: "/metrics", selector: { "app.kubernetes.io/name": "state-metrics" } },
+      ],
     }),
-    "otel-collector": (cfg) => ({
-      targetAllocator: { enabled: cfg.observability.components.targetAllocator === "install" },
-      discoveryRbac: { enabled: cfg.observability.components.discoveryRbac === "install" },
-      remoteWriteEndpoint:
-        cfg.observability.metricsBackend.mode === "install"
-          ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428/api/v1/write`
-          : cfg.observability.metricsBackend.remoteWriteEndpoint,
-    }),
-    "default-monitors": () => ({ enabled: true }),
     nats: (cfg) => {
       const c = common(cfg);
       return {
@@ -189,7 +216,7 @@ function builders<S>(): Record<string, Builder<S>> {
         signPath: "services/all/pki/nvcf-service-issuing/sign/nvcf-service-server",
         authMountPath: "/v1/auth/jwt",
         role: "cert-manager",
-        serviceAccountName: "cert-manager",
+        serviceAccount: "cert-manager",
         audience: "http://openbao-server.vault-system.svc.cluster.local:8200",
       },
     }),
@@ -433,14 +460,24 @@ function builders<S>(): Record<string, Builder<S>> {
         podDisruptionBudget: PDB,
       };
       if (pki.enabled) {
-        v["pki"] = {
-          enabled: true,
-          mode: pki.mode,
-          secretName: pki.secretName,
-          ...(pki.mode === "certManager"
-            ? { issuerKind: pki.issuerKind, issuerName: pki.issuerName, dnsNames: pki.dnsNames, allowedDomains: pki.allowedDomains, manageIssuer: llmManagesIssuer(cfg) }
-            : {}),
-        };
+        // TLS for the router (spec §1.8 "PKI block (certificate/tls/pki)", §1.9).
+        if (pki.mode === "certManager") {
+          v["certificate"] = {
+            enabled: true,
+            secretName: pki.secretName,
+            dnsNames: pki.dnsNames,
+            issuerRef: { kind: pki.issuerKind, name: pki.issuerName },
+          };
+        }
+        v["tls"] = { enabled: true, secretName: pki.secretName };
+        if (llmManagesIssuer(cfg)) {
+          v["pki"] = {
+            enabled: true,
+            issuerName: pki.issuerName,
+            allowedDomains: pki.allowedDomains,
+            image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations"), tag: pki.imageTag || cfg.openbao.migrationsImageTag },
+          };
+        }
       }
       return { llmRequestRouter: v };
     },

@@ -11,6 +11,28 @@ export const ROOT = path.resolve(__dirname, "../..");
 /** A sentinel secret per key: tests assert these never appear in plain text. */
 export const sentinel = (key: string) => `SENTINEL-${key}-7f3a9c`;
 
+/** A kubeconfig whose token is a sentinel. */
+export function sentinelKubeconfig(name: string): string {
+  return yaml.dump({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name, cluster: { server: `https://${name}.example.com:6443` } }],
+    users: [{ name, user: { token: sentinel(`kubeconfig-${name}`) } }],
+    contexts: [{ name, context: { cluster: name, user: name } }],
+    "current-context": name,
+  });
+}
+
+/** What a `secure:` entry stands for in tests: a sentinel of the right shape for its key. */
+function secureStandIn(key: string, config: Record<string, unknown>): string {
+  if (key === "kubeconfig") return sentinelKubeconfig("cluster");
+  if (key === "gpuClusterKubeconfigs") {
+    const clusters = (config["nvcf:gpuClusters"] ?? []) as { name: string }[];
+    return JSON.stringify(Object.fromEntries(clusters.map((c) => [c.name, sentinelKubeconfig(c.name)])));
+  }
+  return sentinel(key);
+}
+
 export interface Rendered {
   type: string;
   name: string;
@@ -21,6 +43,8 @@ export interface Rendered {
   protect: boolean;
   /** The props as the program passed them (Outputs unresolved). */
   props?: unknown;
+  /** The resource object (read after construction, for inherited options). */
+  ref?: unknown;
 }
 
 export interface StackFile {
@@ -39,7 +63,7 @@ export function readStackFile(stack: string, overrides: Record<string, unknown> 
   const secretKeys: string[] = [];
   const put = (key: string, v: unknown) => {
     if (v !== null && typeof v === "object" && "secure" in (v as object)) {
-      config[key] = sentinel(key.replace(/^nvcf:/, ""));
+      config[key] = secureStandIn(key.replace(/^nvcf:/, ""), doc.config ?? {});
       secretKeys.push(key);
     } else config[key] = typeof v === "string" ? v : JSON.stringify(v);
   };
@@ -198,6 +222,12 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
             return { id: args.id ?? `${args.name}-id`, state };
           },
           call(args) {
+            switch (args.token) {
+              case "aws:eks/getCluster:getCluster":
+                return { name: args.inputs.name, endpoint: "https://eks.example.com", certificateAuthorities: [{ data: "Q0EK" }] };
+              case "aws:eks/getClusterAuth:getClusterAuth":
+                return { name: args.inputs.name, token: sentinel("eks-token") };
+            }
             throw new Error(`unmocked call ${args.token}`);
           },
         },
@@ -220,9 +250,10 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 type: a.type,
                 name: a.name,
                 parent: parent?.__pulumiType === "pulumi:pulumi:Stack" ? undefined : parent?.__name,
-                custom: a.resource instanceof pulumi.CustomResource,
+                custom: !a.type.startsWith("nvcf:"),
                 inputs: {},
                 props: a.props,
+          ref: a.resource,
                 dependsOn: deps.map((d) => d.__name ?? "?"),
                 protect: a.opts.protect === true,
               };
@@ -244,7 +275,9 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           await new Promise((r) => setTimeout(r, 50));
           for (const r of resources) {
             r.inputs = (await resolveMasked(pulumi, r.props ?? {})) as Record<string, unknown>;
+            r.protect = (r.ref as { __protect?: boolean }).__protect === true;
             delete r.props;
+            delete r.ref;
           }
           result = { resources, outputs, secretOutputs };
         } catch (e) {

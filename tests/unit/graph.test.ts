@@ -1,0 +1,196 @@
+/**
+ * The rendered resource graph of every example stack under Pulumi mocks: snapshots (types, names,
+ * parents, dependencies, protection, inputs with secrets masked), architecture rules, secret leaks, and
+ * the control plane → compute plane contract.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
+import { ROOT, type RenderResult, mockGateway, render } from "./harness";
+
+process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
+
+const stacks = fs
+  .readdirSync(ROOT)
+  .filter((f) => /^Pulumi\..+\.yaml$/.test(f))
+  .map((f) => f.replace(/^Pulumi\.(.+)\.yaml$/, "$1"));
+const controlStacks = stacks.filter((s) => fs.readFileSync(path.join(ROOT, `Pulumi.${s}.yaml`), "utf8").includes("nvcf:plane: control"));
+const computeStacks = stacks.filter((s) => !controlStacks.includes(s));
+const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
+
+const rendered = new Map<string, RenderResult>();
+async function renderControl(stack: string): Promise<RenderResult> {
+  if (!rendered.has(stack)) rendered.set(stack, await render({ stack, gateways: GATEWAYS }));
+  return rendered.get(stack)!;
+}
+
+/** The control plane a compute stack reads: the outputs of the dev (or prod) control-plane render. */
+async function controlOutputsFor(stack: string) {
+  const cp = stack.startsWith("prod") ? "prod-eks" : "dev";
+  const r = await renderControl(cp);
+  if (r.error) throw r.error;
+  return r.outputs;
+}
+
+const summary = (r: RenderResult) =>
+  r.resources.map((x) => ({ type: x.type, name: x.name, parent: x.parent, dependsOn: x.dependsOn, protect: x.protect, inputs: x.inputs }));
+
+describe.each(controlStacks)("control-plane stack %s", (stack) => {
+  let r: RenderResult;
+  beforeAll(async () => {
+    r = await renderControl(stack);
+  });
+
+  test("renders without error", () => {
+    expect(r.error).toBeUndefined();
+  });
+
+  test("resource graph snapshot", () => {
+    expect(summary(r)).toMatchSnapshot();
+  });
+
+  test("no secret appears in plain text in any input or output", () => {
+    expect(JSON.stringify(summary(r))).not.toContain("SENTINEL-");
+    const plain = Object.fromEntries(Object.entries(r.outputs).filter(([k]) => !r.secretOutputs.includes(k)));
+    expect(JSON.stringify(plain)).not.toContain("SENTINEL-");
+  });
+
+  test("the contract: plain outputs plain, each secret its own secret output", () => {
+    for (const k of PLAIN_OUTPUT_NAMES) expect(Object.keys(r.outputs)).toContain(k);
+    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES].sort());
+  });
+
+  test("every child has a parent", () => {
+    const topLevel = r.resources.filter((x) => x.parent === undefined).map((x) => x.type);
+    for (const t of topLevel) expect(["pulumi:providers:kubernetes", "pulumi:providers:aws", "nvcf:index:ControlPlane", "aws:route53/record:Record"]).toContain(t);
+  });
+
+  test("Helm releases: namespace from the namespace resource, never created by Helm, pinned, hooks awaited", () => {
+    const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
+    expect(releases.length).toBeGreaterThan(10);
+    for (const rel of releases) {
+      expect(rel.inputs).toMatchObject({ createNamespace: false, waitForJobs: true, atomic: true });
+      expect(typeof rel.inputs["version"]).toBe("string");
+      expect(rel.inputs["timeout"]).toBeGreaterThan(0);
+    }
+  });
+
+  test("stateful releases are protected outside dev stacks", () => {
+    const prot = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.protect).map((x) => x.name).sort();
+    if (stack.startsWith("dev")) expect(prot).toEqual([]);
+    else expect(prot).toEqual(["nvcf-cassandra", "nvcf-nats", "nvcf-openbao-server", "nvcf-victoria-metrics"]);
+  });
+
+  test("the teardown guard depends on every release and registration", () => {
+    const guard = r.resources.find((x) => x.type === "command:local:Command" && x.name.endsWith("teardown-guard"))!;
+    const releases = r.resources.filter((x) => x.type === "nvcf:index:Release").map((x) => x.name);
+    for (const n of releases) expect(guard.dependsOn).toContain(n);
+  });
+});
+
+describe.each(computeStacks)("compute-plane stack %s", (stack) => {
+  let r: RenderResult;
+  beforeAll(async () => {
+    const outputs = await controlOutputsFor(stack);
+    r = await render({ stack, controlPlaneOutputs: outputs, controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES] });
+  });
+
+  test("renders without error", () => {
+    expect(r.error).toBeUndefined();
+  });
+
+  test("resource graph snapshot", () => {
+    expect(summary(r)).toMatchSnapshot();
+  });
+
+  test("no secret in plain text", () => {
+    expect(JSON.stringify(summary(r))).not.toContain("SENTINEL-");
+  });
+
+  test("the operator gets the identity registration returned, and waits for pull secrets and the node tuner", () => {
+    const op = r.resources.find((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.name.endsWith("nvca-operator"))!;
+    const values = op.inputs["values"] as Record<string, unknown>;
+    expect(values["clusterID"]).toBe(r.outputs["clusterID"]);
+    expect(values["generateImagePullSecret"]).toBe(false);
+    expect(op.dependsOn).toContain("nvcf-inotify");
+    const pulls = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret").map((x) => x.name);
+    for (const p of pulls) expect(op.dependsOn).toContain(p);
+  });
+
+  test("the drain step depends on the operator (so it runs first on destroy)", () => {
+    const drain = r.resources.find((x) => x.name === "nvcf-drain")!;
+    expect(drain.dependsOn).toEqual(["nvcf-nvca-operator"]);
+  });
+
+  test("every child has a parent", () => {
+    const topLevel = r.resources.filter((x) => x.parent === undefined).map((x) => x.type);
+    for (const t of topLevel) expect(["pulumi:providers:kubernetes", "pulumi:pulumi:StackReference", "nvcf:index:ComputePlane"]).toContain(t);
+  });
+});
+
+test("architecture: every component class passes {} as props, documents itself and registers its outputs", () => {
+  const dir = path.join(ROOT, "components");
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".ts"))) {
+    const src = fs.readFileSync(path.join(dir, f), "utf8");
+    const classes = [...src.matchAll(/export class (\w+) extends pulumi\.ComponentResource \{([\s\S]*?)\n\}/g)];
+    for (const [, name, body] of classes) {
+      expect([f, name, /super\("nvcf:index:\w+", name, \{\}, opts\)/.test(body)]).toEqual([f, name, true]);
+      expect([f, name, /this\.registerOutputs\(/.test(body)]).toEqual([f, name, true]);
+      expect([f, name, src.includes(`/**`)]).toEqual([f, name, true]);
+    }
+  }
+});
+
+describe("stack reference contract failures", () => {
+  const stack = "dev-gpu-a";
+  test("a missing output fails with its name", async () => {
+    const outputs = { ...(await controlOutputsFor(stack)) };
+    delete outputs["natsUrl"];
+    const r = await render({ stack, controlPlaneOutputs: outputs });
+    expect(String(r.error)).toMatch(/natsUrl/);
+  });
+  test("a bundle mismatch is refused, naming both versions", async () => {
+    const outputs = { ...(await controlOutputsFor(stack)), bundleVersion: "0.7.0" };
+    const r = await render({ stack, controlPlaneOutputs: outputs });
+    expect(String(r.error)).toMatch(/NVCF bundle mismatch: control-plane stack organization\/nvcf\/dev runs 0.7.0, this stack .* is 0.8.0/);
+  });
+  test("a cluster without registration is refused, naming the stack to update", async () => {
+    const outputs = { ...(await controlOutputsFor(stack)), clusterRegistrations: {} };
+    const r = await render({ stack, controlPlaneOutputs: outputs });
+    expect(String(r.error)).toMatch(/"gpu-a" has no registration in control-plane stack organization\/nvcf\/dev .*pulumi up -s dev/);
+  });
+  test("secrets stay secret across the reference: the pull secret key is not readable", async () => {
+    const r = await render({ stack, controlPlaneOutputs: await controlOutputsFor(stack), controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES] });
+    const secretRes = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret");
+    expect(secretRes.length).toBe(3);
+    for (const s of secretRes) expect((s.inputs["stringData"] as Record<string, unknown>)[".dockerconfigjson"]).toBe("[secret]");
+  });
+});
+
+describe("gateway", () => {
+  test("bring-your-own: a missing listener is named before anything is created", async () => {
+    const r = await render({ stack: "dev", gateways: { "envoy-gateway/nvcf-gateway": mockGateway(["http", "tcp"]) } });
+    expect(String(r.error)).toMatch(/Gateway envoy-gateway\/nvcf-gateway has no listener "nats" \(TCP 4222\); it has: http, tcp/);
+  });
+  test("the address is the Gateway's status address", async () => {
+    const r = await renderControl("dev");
+    expect(r.outputs["gatewayAddress"]).toBe("203.0.113.10");
+    expect(r.outputs["icmsUrl"]).toBe("http://203.0.113.10");
+  });
+});
+
+describe("change isolation in the graph", () => {
+  test("enabling an add-on adds only its release (and nothing else changes)", async () => {
+    const base = await renderControl("dev");
+    const withUi = await render({ stack: "dev", gateways: GATEWAYS, overrides: { addons: { nvcfUi: { enabled: true } } } });
+    const key = (x: { type: string; name: string }) => `${x.type}::${x.name}`;
+    const before = new Map(base.resources.map((x) => [key(x), JSON.stringify(x)]));
+    const added = withUi.resources.filter((x) => !before.has(key(x))).map((x) => x.name);
+    expect(added.sort()).toEqual(["nvcf-ns-nvcf-ui", "nvcf-nvcf-ui", "nvcf-nvcf-ui", "nvcf-pull-nvcf-ui"].sort());
+    const changed = withUi.resources.filter((x) => before.has(key(x)) && before.get(key(x)) !== JSON.stringify(x)).map((x) => `${x.type}::${x.name}`);
+    // The route chart renders the UI route, the ingress waits for nvcf-ui, and the guard waits for one more release.
+    expect(changed.sort()).toEqual(
+      ["command:local:Command::nvcf-teardown-guard", "kubernetes:helm.sh/v3:Release::nvcf-ingress", "nvcf:index:Release::nvcf-ingress", "nvcf:index:TeardownGuard::nvcf-teardown-guard"].sort(),
+    );
+  });
+});
