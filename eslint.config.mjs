@@ -2,9 +2,19 @@ import tseslint from "typescript-eslint";
 import pulumi from "@pulumi/eslint-plugin";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "bin/**", "tests/charts/**", "jest.config.js", "eslint.config.mjs", "tests/bin/**"] },
+  {
+    ignores: [
+      "node_modules/**",
+      "bin/**",
+      "tests/charts/**",
+      "tests/bin/**",
+      "jest.config.js",
+      "eslint.config.mjs",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { "@pulumi": pulumi },
     rules: {
       "@pulumi/no-output-in-template-literal": "error",

@@ -48,7 +48,9 @@ export type EnableFlag =
   | "dynamoOperator";
 
 /** Where a release's namespace comes from: a fixed name, or a config setting resolved at run time. */
-export type NamespaceRef = { fixed: string } | { fromConfig: "gatewayControllerNamespace" | "observabilityNamespace" };
+export type NamespaceRef =
+  | { fixed: string }
+  | { fromConfig: "gatewayControllerNamespace" | "observabilityNamespace" };
 
 /** A release's prerequisite: another release of the same plane, and the flag under which the edge exists. */
 export interface Need {
@@ -515,7 +517,10 @@ export function activeNeeds(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag
  * Throws when a need is not among the given releases (an enabled release needing a disabled one is a
  * catalog error) or on a cycle.
  */
-export function inDependencyOrder(releases: readonly ReleaseSpec[], flags: Readonly<Record<EnableFlag, boolean>>): ReleaseSpec[] {
+export function inDependencyOrder(
+  releases: readonly ReleaseSpec[],
+  flags: Readonly<Record<EnableFlag, boolean>>,
+): ReleaseSpec[] {
   const byName = new Map(releases.map((r) => [r.name, r]));
   const done = new Set<string>();
   const visiting = new Set<string>();
@@ -541,7 +546,11 @@ export function inDependencyOrder(releases: readonly ReleaseSpec[], flags: Reado
  * The chart version to install: a per-release override (hot fix) when given, else the bundle's pin.
  * Throws when the bundle does not ship the release (callers check availability during validation first).
  */
-export function chartVersion(spec: ReleaseSpec, bundle: BundleVersion, overrides: Readonly<Record<string, string>>): string {
+export function chartVersion(
+  spec: ReleaseSpec,
+  bundle: BundleVersion,
+  overrides: Readonly<Record<string, string>>,
+): string {
   const v = overrides[spec.name] ?? spec.versions[bundle];
   if (v === undefined) throw new Error(`release "${spec.name}" is not part of NVCF bundle ${bundle}`);
   return v;

@@ -61,7 +61,12 @@ export class ComputePlane extends pulumi.ComponentResource {
     const cfg = args.config;
     const flags = computeFlags(cfg);
     const releases = inDependencyOrder(enabledReleases("compute", cfg.bundleVersion, flags), flags);
-    const nsList = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...cfg.pullSecretNamespaces]);
+    const nsList = new Set<string>([
+      "nvca-operator",
+      "nvca-system",
+      "nvcf-backend",
+      ...cfg.pullSecretNamespaces,
+    ]);
     for (const r of releases) if ("fixed" in r.namespace) nsList.add(r.namespace.fixed);
     const namespaces = new Namespaces(
       `${name}-ns`,

@@ -4,7 +4,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { type ReleaseSpec, activeNeeds, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
+import {
+  type ReleaseSpec,
+  activeNeeds,
+  chartVersion,
+  enabledReleases,
+  inDependencyOrder,
+} from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
@@ -47,7 +53,9 @@ const PLATFORM_NAMESPACES = new Set(["api-keys", "ess", "sis", "nvcf", "nvcf-ui"
 /** The namespace a release goes into (spec §1.3a). */
 export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): string {
   if ("fixed" in spec.namespace) return spec.namespace.fixed;
-  return spec.namespace.fromConfig === "gatewayControllerNamespace" ? cfg.gateway.controllerNamespace : cfg.observability.namespace;
+  return spec.namespace.fromConfig === "gatewayControllerNamespace"
+    ? cfg.gateway.controllerNamespace
+    : cfg.observability.namespace;
 }
 
 /**
@@ -80,13 +88,21 @@ export class ControlPlane extends pulumi.ComponentResource {
       const ns = releaseNamespace(r, cfg);
       if (byo && ns === cfg.gateway.controllerNamespace) continue;
       const prev = nsSpecs.get(ns);
-      nsSpecs.set(ns, { name: ns, platform: PLATFORM_NAMESPACES.has(ns), stateful: (prev?.stateful ?? false) || r.stateful === true });
+      nsSpecs.set(ns, {
+        name: ns,
+        platform: PLATFORM_NAMESPACES.has(ns),
+        stateful: (prev?.stateful ?? false) || r.stateful === true,
+      });
     }
     if (cfg.gateway.install) {
       nsSpecs.set(cfg.gateway.controllerNamespace, { name: cfg.gateway.controllerNamespace });
       nsSpecs.set(cfg.gateway.shared.namespace, { name: cfg.gateway.shared.namespace, platform: true });
     }
-    const namespaces = new Namespaces(`${name}-ns`, { namespaces: [...nsSpecs.values()], protectStateful: protect }, { parent: this });
+    const namespaces = new Namespaces(
+      `${name}-ns`,
+      { namespaces: [...nsSpecs.values()], protectStateful: protect },
+      { parent: this },
+    );
     const nsName = (ns: string): pulumi.Input<string> => namespaces.names[ns] ?? ns;
 
     let pullSecrets: PullSecrets | undefined;
@@ -95,7 +111,13 @@ export class ControlPlane extends pulumi.ComponentResource {
       for (const ns of nsSpecs.keys()) owned[ns] = namespaces.names[ns];
       pullSecrets = new PullSecrets(
         `${name}-pull`,
-        { secretName: cfg.pullSecret.name, server: cfg.images.registry, username: cfg.pullSecret.username, key: args.secrets.registryKey, namespaces: owned },
+        {
+          secretName: cfg.pullSecret.name,
+          server: cfg.images.registry,
+          username: cfg.pullSecret.username,
+          key: args.secrets.registryKey,
+          namespaces: owned,
+        },
         { parent: this },
       );
     }
@@ -103,7 +125,11 @@ export class ControlPlane extends pulumi.ComponentResource {
     // Credentials by construction (spec §4 rows 1-3).
     const cassandraPassword =
       args.secrets.cassandraPassword ??
-      new random.RandomPassword(`${name}-cassandra-password`, { length: 32, special: false }, { parent: this, protect }).result;
+      new random.RandomPassword(
+        `${name}-cassandra-password`,
+        { length: 32, special: false },
+        { parent: this, protect },
+      ).result;
     const sidecarKey = args.secrets.sidecarRegistryKey ?? args.secrets.registryKey;
     const functionKey = args.secrets.functionRegistryKey ?? args.secrets.registryKey;
     const encode = (user: string, key: pulumi.Output<string> | undefined) =>
@@ -116,7 +142,11 @@ export class ControlPlane extends pulumi.ComponentResource {
 
     const gateway = new NvcfGateway(
       `${name}-gateway`,
-      { config: cfg, source: { config: cfg.charts, password: args.secrets.chartRegistryPassword }, namespace: nsName },
+      {
+        config: cfg,
+        source: { config: cfg.charts, password: args.secrets.chartRegistryPassword },
+        namespace: nsName,
+      },
       { parent: this },
     );
     this.gatewayAddress = gateway.address;
@@ -149,7 +179,12 @@ export class ControlPlane extends pulumi.ComponentResource {
     const gatewayUrl = this.gatewayAddress.apply((a) => (a ? `http://${a}` : ""));
     const endpoints = gatewayUrl.apply((u) => ({
       gatewayUrl: u,
-      hosts: { api: this.hosts.api, apiKeys: this.hosts.apiKeys, sis: this.hosts.sis, invocation: this.hosts.invocation },
+      hosts: {
+        api: this.hosts.api,
+        apiKeys: this.hosts.apiKeys,
+        sis: this.hosts.sis,
+        invocation: this.hosts.invocation,
+      },
       ncaId: cfg.ncaId,
     }));
     const regDeps = ["sis", "admin-issuer-proxy", "api-keys", "ingress", "openbao-server"]

@@ -20,7 +20,10 @@ export interface GatewayObject {
  * Listener problems of the user's Gateways. Input: config and the Gateways read, keyed `namespace/name`.
  * Output: one message per missing listener, naming the gateway and the listener (empty when fine).
  */
-export function missingListeners(cfg: ControlPlaneConfig, gateways: Record<string, GatewayObject | undefined>): string[] {
+export function missingListeners(
+  cfg: ControlPlaneConfig,
+  gateways: Record<string, GatewayObject | undefined>,
+): string[] {
   const ref = { shared: cfg.gateway.shared, grpc: cfg.gateway.grpc, nats: cfg.gateway.nats };
   const out: string[] = [];
   for (const need of requiredListeners(cfg)) {
@@ -91,7 +94,10 @@ export class NvcfGateway extends pulumi.ComponentResource {
         {
           apiVersion: "gateway.envoyproxy.io/v1alpha1",
           kind: "EnvoyProxy",
-          metadata: { name: g.envoyGateway.gatewayClassName, namespace: args.namespace(g.controllerNamespace) },
+          metadata: {
+            name: g.envoyGateway.gatewayClassName,
+            namespace: args.namespace(g.controllerNamespace),
+          },
           spec: { provider: { type: "Kubernetes", kubernetes: { envoyDeployment: { replicas: 2 } } } },
         },
         { parent: this, dependsOn: [eg] },
@@ -114,7 +120,9 @@ export class NvcfGateway extends pulumi.ComponentResource {
         },
         { parent: this },
       );
-      const allowed = { namespaces: { from: "Selector", selector: { matchLabels: { "nvcf/platform": "true" } } } };
+      const allowed = {
+        namespaces: { from: "Selector", selector: { matchLabels: { "nvcf/platform": "true" } } },
+      };
       const gw = new k8s.apiextensions.CustomResource(
         `${name}-gateway`,
         {
@@ -127,7 +135,12 @@ export class NvcfGateway extends pulumi.ComponentResource {
           },
           spec: {
             gatewayClassName: cls.metadata.name,
-            listeners: GATEWAY_LISTENERS.map((l) => ({ name: l.name, protocol: l.protocol, port: l.port, allowedRoutes: allowed })),
+            listeners: GATEWAY_LISTENERS.map((l) => ({
+              name: l.name,
+              protocol: l.protocol,
+              port: l.port,
+              allowedRoutes: allowed,
+            })),
           },
         },
         { parent: this },
@@ -153,7 +166,10 @@ export class NvcfGateway extends pulumi.ComponentResource {
             status: undefined,
           },
           { parent: this, id },
-        ) as unknown as { spec: pulumi.Output<GatewayObject["spec"]>; status: pulumi.Output<GatewayObject["status"]> };
+        ) as unknown as {
+          spec: pulumi.Output<GatewayObject["spec"]>;
+          status: pulumi.Output<GatewayObject["status"]>;
+        };
         read[id] = pulumi.all([res.spec, res.status]).apply(([spec, st]) => ({ spec, status: st }));
       }
       const checked = pulumi.all(read).apply((gws) => {
@@ -176,9 +192,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
         ),
       );
     }
-    this.address = pulumi
-      .output(status)
-      .apply((st) => g.address ?? st?.addresses?.[0]?.value ?? "");
+    this.address = pulumi.output(status).apply((st) => g.address ?? st?.addresses?.[0]?.value ?? "");
     this.registerOutputs({ address: this.address });
   }
 }

@@ -64,7 +64,10 @@ export class InotifyTuner extends pulumi.ComponentResource {
                 {
                   name: "pause",
                   image: args.pauseImage,
-                  resources: { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "10m", memory: "16Mi" } },
+                  resources: {
+                    requests: { cpu: "1m", memory: "1Mi" },
+                    limits: { cpu: "10m", memory: "16Mi" },
+                  },
                 },
               ],
               volumes: [{ name: "host", hostPath: { path: "/" } }],

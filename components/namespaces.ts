@@ -33,7 +33,10 @@ export class Namespaces extends pulumi.ComponentResource {
     super("nvcf:index:Namespaces", name, {}, opts);
     for (const ns of args.namespaces) {
       if (this.resources[ns.name]) continue;
-      const labels: Record<string, string> = { "app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": "nvcf" };
+      const labels: Record<string, string> = {
+        "app.kubernetes.io/managed-by": "pulumi",
+        "app.kubernetes.io/part-of": "nvcf",
+      };
       if (ns.platform) labels["nvcf/platform"] = "true";
       const res = new k8s.core.v1.Namespace(
         `${name}-${ns.name}`,
@@ -69,7 +72,9 @@ export class PullSecrets extends pulumi.ComponentResource {
   constructor(name: string, args: PullSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:PullSecrets", name, {}, opts);
     const json = pulumi.secret(
-      pulumi.all([args.server, args.key]).apply(([server, key]) => dockerConfigJson(server, args.username, key)),
+      pulumi
+        .all([args.server, args.key])
+        .apply(([server, key]) => dockerConfigJson(server, args.username, key)),
     );
     for (const [ns, nsName] of Object.entries(args.namespaces)) {
       this.secrets[ns] = new k8s.core.v1.Secret(

@@ -89,7 +89,12 @@ export class ClusterRegistration extends pulumi.ComponentResource {
         triggers: [args.clusterName, args.ncaId, args.region],
         logging: "stderr",
       },
-      { parent: this, dependsOn: opts?.dependsOn, deleteBeforeReplace: true, additionalSecretOutputs: ["stderr"] },
+      {
+        parent: this,
+        dependsOn: opts?.dependsOn,
+        deleteBeforeReplace: true,
+        additionalSecretOutputs: ["stderr"],
+      },
     );
     // The script prints only the values block (IDs and URLs), so the parsed fields are not secret.
     this.registration = pulumi.unsecret(cmd.stdout.apply(parseRegistration));

@@ -17,7 +17,10 @@ export interface ChartSource {
  * settings and chart name. Output: `chart` (OCI URL, repo chart name or local path) and the repository URL
  * for HTTPS sources. Local paths stay relative to the project, so state does not depend on the checkout path.
  */
-export function chartReference(source: ControlPlaneConfig["charts"], chart: string): { chart: string; repo?: string } {
+export function chartReference(
+  source: ControlPlaneConfig["charts"],
+  chart: string,
+): { chart: string; repo?: string } {
   switch (source.source) {
     case "oci":
       return { chart: `oci://${source.registry}/${source.repository}/${chart}` };

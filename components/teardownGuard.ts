@@ -50,7 +50,10 @@ export class TeardownGuard extends pulumi.ComponentResource {
         create: "true",
         delete: CHECK,
         interpreter: ["/bin/bash", "-c"],
-        environment: { NVCF_STACK_FQN: args.stackName, NVCF_STACK_SHORT: args.stackName.split("/").pop() ?? args.stackName },
+        environment: {
+          NVCF_STACK_FQN: args.stackName,
+          NVCF_STACK_SHORT: args.stackName.split("/").pop() ?? args.stackName,
+        },
       },
       { parent: this, dependsOn: opts?.dependsOn },
     );

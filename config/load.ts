@@ -25,7 +25,14 @@ const secretKeySet: ReadonlySet<string> = new Set(SECRET_KEYS);
  */
 export function parseRaw(raw: string): unknown {
   const t = raw.trim();
-  if (t === "true" || t === "false" || t === "null" || /^-?[0-9]+$/.test(t) || t.startsWith("{") || t.startsWith("[")) {
+  if (
+    t === "true" ||
+    t === "false" ||
+    t === "null" ||
+    /^-?[0-9]+$/.test(t) ||
+    t.startsWith("{") ||
+    t.startsWith("[")
+  ) {
     try {
       return JSON.parse(t);
     } catch {
@@ -36,7 +43,10 @@ export function parseRaw(raw: string): unknown {
 }
 
 function issuePath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), "");
+  return path.reduce<string>(
+    (acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+    "",
+  );
 }
 
 function getPath(obj: unknown, path: readonly PropertyKey[]): unknown {
@@ -98,19 +108,34 @@ function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown): Probl
  * the keys set with `--secret`, `stack` is the stack name. Output: the typed config.
  * Throws `ConfigError` listing every problem (secret values redacted) when anything is wrong.
  */
-export function validateConfig(raw: Record<string, string>, secretKeys: ReadonlySet<string>, stack: string): StackConfig {
+export function validateConfig(
+  raw: Record<string, string>,
+  secretKeys: ReadonlySet<string>,
+  stack: string,
+): StackConfig {
   const input: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) input[k] = secretKeySet.has(k) && !k.endsWith("Kubeconfigs") ? v : parseRaw(v);
+  for (const [k, v] of Object.entries(raw))
+    input[k] = secretKeySet.has(k) && !k.endsWith("Kubeconfigs") ? v : parseRaw(v);
   const problems: Problem[] = [];
   for (const k of SECRET_KEYS) {
     if (k in raw && !secretKeys.has(k))
-      problems.push({ key: `${NS}:${k}`, expected: "a secret value", found: "a plain-text value", fix: `pulumi config set --secret ${NS}:${k} <value>` });
+      problems.push({
+        key: `${NS}:${k}`,
+        expected: "a secret value",
+        found: "a plain-text value",
+        fix: `pulumi config set --secret ${NS}:${k} <value>`,
+      });
   }
   const plane = input["plane"] ?? "control";
   const schema = plane === "compute" ? computePlaneSchema : controlPlaneSchema;
   if (input["plane"] === undefined) input["plane"] = "control";
   if (plane !== "control" && plane !== "compute") {
-    problems.push({ key: `${NS}:plane`, expected: `"control" or "compute"`, found: describe(plane), fix: `pulumi config set ${NS}:plane control` });
+    problems.push({
+      key: `${NS}:plane`,
+      expected: `"control" or "compute"`,
+      found: describe(plane),
+      fix: `pulumi config set ${NS}:plane control`,
+    });
     throw new ConfigError(stack, problems);
   }
   let result = schema.safeParse(input);
@@ -123,7 +148,8 @@ export function validateConfig(raw: Record<string, string>, secretKeys: Readonly
       let removed = false;
       for (const i of result.error.issues) {
         const path = i.code === "unrecognized_keys" ? null : i.path;
-        if (i.code === "unrecognized_keys") for (const k of i.keys) removed = deletePath(lenient, [...i.path, k]) || removed;
+        if (i.code === "unrecognized_keys")
+          for (const k of i.keys) removed = deletePath(lenient, [...i.path, k]) || removed;
         else if (path) removed = deletePath(lenient, path) || removed;
       }
       if (!removed) break;

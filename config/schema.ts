@@ -76,7 +76,12 @@ const pullSecret = z
   .prefault({});
 
 const perType = <T extends z.ZodTypeAny>(t: T) =>
-  z.strictObject({ all: t.optional(), vault: t.optional(), cassandra: t.optional(), controlplane: t.optional() });
+  z.strictObject({
+    all: t.optional(),
+    vault: t.optional(),
+    cassandra: t.optional(),
+    controlplane: t.optional(),
+  });
 
 /** Node placement (spec §1.6 `global.nodeSelectors`, `global.tolerations`): per type with fallback to `all`. */
 const placement = z
@@ -101,7 +106,9 @@ const storage = z
     /** StorageClass for Cassandra, OpenBao and NATS volumes; "" = the cluster default. */
     className: str.default(""),
     /** Volume size as a Kubernetes quantity, e.g. `10Gi`. */
-    size: str.regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, "a Kubernetes quantity such as 10Gi").default("10Gi"),
+    size: str
+      .regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, "a Kubernetes quantity such as 10Gi")
+      .default("10Gi"),
   })
   .prefault({});
 
@@ -212,8 +219,12 @@ const gateway = z
         grpcWorker: z
           .strictObject({ enabled: bool.default(false), listenerName: str.default("worker-tcp") })
           .prefault({}),
-        nvcfApiGrpc: z.strictObject({ enabled: bool.default(false), hostnames: z.array(str).default([]) }).prefault({}),
-        nvctApiGrpc: z.strictObject({ enabled: bool.default(false), hostnames: z.array(str).default([]) }).prefault({}),
+        nvcfApiGrpc: z
+          .strictObject({ enabled: bool.default(false), hostnames: z.array(str).default([]) })
+          .prefault({}),
+        nvctApiGrpc: z
+          .strictObject({ enabled: bool.default(false), hostnames: z.array(str).default([]) })
+          .prefault({}),
       })
       .prefault({}),
     /** Envoy Gateway chart when `install` is on (spec §1.12: gateway-helm v1.1.3). */
@@ -271,7 +282,10 @@ export const controlPlaneSchema = z.strictObject({
   bundleVersion: z.enum(BUNDLE_VERSIONS).default("0.8.0"),
   kubernetes,
   domain: str
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, "a DNS name such as nvcf.example.com")
+    .regex(
+      /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+      "a DNS name such as nvcf.example.com",
+    )
     .default("localhost"),
   /** The cluster is reached from other networks (multi-cluster); then `localhost` is not a usable domain. */
   remoteAccess: bool.default(false),
@@ -297,7 +311,9 @@ export const controlPlaneSchema = z.strictObject({
     .strictObject({
       enabled: bool.default(true),
       replicas: z.number().int().min(1).default(3),
-      preset: z.enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"]).default("xlarge"),
+      preset: z
+        .enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"])
+        .default("xlarge"),
     })
     .prefault({}),
   accounts: z

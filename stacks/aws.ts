@@ -14,16 +14,20 @@ export function eksKubeconfig(region: string, clusterName: string): pulumi.Outpu
   const cluster = aws.eks.getClusterOutput({ name: clusterName }, opts);
   const auth = aws.eks.getClusterAuthOutput({ name: clusterName }, opts);
   return pulumi.secret(
-    pulumi.all([cluster.endpoint, cluster.certificateAuthorities, auth.token]).apply(([endpoint, cas, token]) =>
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: clusterName, cluster: { server: endpoint, "certificate-authority-data": cas[0].data } }],
-        users: [{ name: clusterName, user: { token } }],
-        contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
-        "current-context": clusterName,
-      }),
-    ),
+    pulumi
+      .all([cluster.endpoint, cluster.certificateAuthorities, auth.token])
+      .apply(([endpoint, cas, token]) =>
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Config",
+          clusters: [
+            { name: clusterName, cluster: { server: endpoint, "certificate-authority-data": cas[0].data } },
+          ],
+          users: [{ name: clusterName, user: { token } }],
+          contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
+          "current-context": clusterName,
+        }),
+      ),
   );
 }
 

@@ -60,7 +60,9 @@ export function computeInputs(
 }
 
 /** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
-export async function computePlaneStack(cfg: ComputePlaneConfig): Promise<Record<string, pulumi.Output<unknown>>> {
+export async function computePlaneStack(
+  cfg: ComputePlaneConfig,
+): Promise<Record<string, pulumi.Output<unknown>>> {
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   const cp = readControlPlane(ref);
   const inputs = pulumi
@@ -100,7 +102,8 @@ export async function computePlaneStack(cfg: ComputePlaneConfig): Promise<Record
       config: cfg,
       inputs,
       registryKey,
-      chartRegistryPassword: cfg.chartRegistryPassword === undefined ? undefined : pulumi.secret(cfg.chartRegistryPassword),
+      chartRegistryPassword:
+        cfg.chartRegistryPassword === undefined ? undefined : pulumi.secret(cfg.chartRegistryPassword),
       kubeconfig,
     },
     { providers: { kubernetes: provider } },

@@ -16,7 +16,9 @@ const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulum
  * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
  * missing kubeconfig context of a GPU cluster fails before any resource is registered.
  */
-export async function controlPlaneStack(cfg: ControlPlaneConfig): Promise<Record<string, pulumi.Output<unknown>>> {
+export async function controlPlaneStack(
+  cfg: ControlPlaneConfig,
+): Promise<Record<string, pulumi.Output<unknown>>> {
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {

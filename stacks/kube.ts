@@ -8,7 +8,9 @@ import { minifyKubeconfig } from "../values/registration";
 
 /** The kubeconfig files the ambient configuration names (KUBECONFIG list, else ~/.kube/config), existing ones only. */
 export function ambientKubeconfigFiles(env: NodeJS.ProcessEnv = process.env): string[] {
-  const list = env["KUBECONFIG"] ? env["KUBECONFIG"].split(path.delimiter) : [path.join(os.homedir(), ".kube", "config")];
+  const list = env["KUBECONFIG"]
+    ? env["KUBECONFIG"].split(path.delimiter)
+    : [path.join(os.homedir(), ".kube", "config")];
   return list.filter((f) => f !== "" && fs.existsSync(f));
 }
 

@@ -80,9 +80,11 @@ export function featureGates(cfg: ComputePlaneConfig): string[] {
 /** Extra Kubernetes kinds NVCA must allow for each add-on (spec §2.5). */
 export function addonExtraTypes(cfg: ComputePlaneConfig): { group: string; version: string; kind: string }[] {
   const t: { group: string; version: string; kind: string }[] = [];
-  if (cfg.addons.kaiScheduler.enabled) t.push({ group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup" });
+  if (cfg.addons.kaiScheduler.enabled)
+    t.push({ group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup" });
   if (cfg.addons.groveOperator.enabled) {
-    for (const kind of ["PodCliqueSet", "PodClique", "PodCliqueScalingGroup"]) t.push({ group: "grove.io", version: "v1alpha1", kind });
+    for (const kind of ["PodCliqueSet", "PodClique", "PodCliqueScalingGroup"])
+      t.push({ group: "grove.io", version: "v1alpha1", kind });
     t.push({ group: "scheduler.grove.io", version: "v1alpha1", kind: "PodGang" });
   }
   if (cfg.addons.dynamoOperator.enabled) {
@@ -167,10 +169,21 @@ function kaiValues(cfg: ComputePlaneConfig): Values {
   const ips = cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
   const unlimited = { quota: -1, limit: -1, overQuotaWeight: 1 };
   return {
-    global: { registry: "ghcr.io/kai-scheduler/kai-scheduler", imagePullSecrets: ips, securityContext: { runAsUser: 10000, runAsNonRoot: true, capabilities: { drop: ["ALL"] } } },
-    scheduler: { placementStrategy: { gpu: "binpack", cpu: "spread" }, preemption: false, consolidation: false },
+    global: {
+      registry: "ghcr.io/kai-scheduler/kai-scheduler",
+      imagePullSecrets: ips,
+      securityContext: { runAsUser: 10000, runAsNonRoot: true, capabilities: { drop: ["ALL"] } },
+    },
+    scheduler: {
+      placementStrategy: { gpu: "binpack", cpu: "spread" },
+      preemption: false,
+      consolidation: false,
+    },
     defaultQueue: {
-      parent: { name: "default-parent-queue", resources: { cpu: unlimited, gpu: unlimited, memory: unlimited } },
+      parent: {
+        name: "default-parent-queue",
+        resources: { cpu: unlimited, gpu: unlimited, memory: unlimited },
+      },
       child: { name: "default-queue", resources: { cpu: unlimited, gpu: unlimited, memory: unlimited } },
     },
   };
@@ -181,15 +194,24 @@ function kaiValues(cfg: ComputePlaneConfig): Values {
  * Throws on an unknown release name.
  */
 export function computeValues(release: string, cfg: ComputePlaneConfig, inputs: ComputeInputs): Values {
-  const topology = { topologies: [{ name: "nvcf-mnnvl-topology", levels: ["nvidia.com/gpu.clique", "kubernetes.io/hostname"] }] };
+  const topology = {
+    topologies: [
+      { name: "nvcf-mnnvl-topology", levels: ["nvidia.com/gpu.clique", "kubernetes.io/hostname"] },
+    ],
+  };
   const table: Record<string, () => Values> = {
     "kai-scheduler": () => kaiValues(cfg),
     "nvcf-kai-topology": () => ({ ...topology, target: "kai" }),
-    "grove-operator": () => ({ image: { repository: "ghcr.io/ai-dynamo/grove/grove-operator", tag: "v0.1.0-alpha.11" }, topologyAwareScheduling: cfg.addons.topologyAwareScheduling.enabled }),
+    "grove-operator": () => ({
+      image: { repository: "ghcr.io/ai-dynamo/grove/grove-operator", tag: "v0.1.0-alpha.11" },
+      topologyAwareScheduling: cfg.addons.topologyAwareScheduling.enabled,
+    }),
     "nvcf-grove-topology": () => ({ ...topology, target: "grove" }),
     "dynamo-operator": () => ({
       "dynamo-operator": {
-        controllerManager: { manager: { image: { repository: "nvcr.io/nvidia/ai-dynamo/kubernetes-operator" } } },
+        controllerManager: {
+          manager: { image: { repository: "nvcr.io/nvidia/ai-dynamo/kubernetes-operator" } },
+        },
         upgradeCRD: true,
         webhook: { failurePolicy: "Fail" },
       },

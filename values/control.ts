@@ -120,7 +120,11 @@ function builders<S>(): Record<string, Builder<S>> {
         fullnameOverride: "vmsingle",
         server: {
           image: { repository: `${c.reg}/${c.img("victoria-metrics")}` },
-          persistentVolume: { enabled: true, storageClassName: cfg.storage.className, size: cfg.storage.size },
+          persistentVolume: {
+            enabled: true,
+            storageClassName: cfg.storage.className,
+            size: cfg.storage.size,
+          },
         },
       };
     },
@@ -134,15 +138,29 @@ function builders<S>(): Record<string, Builder<S>> {
         discoveryRbac: { enabled: cfg.observability.components.discoveryRbac === "install" },
         metricsBackend: {
           remoteWriteEndpoint:
-            mb.mode === "install" ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428/api/v1/write` : mb.remoteWriteEndpoint,
+            mb.mode === "install"
+              ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428/api/v1/write`
+              : mb.remoteWriteEndpoint,
           auth: { mode: mb.auth.mode },
         },
       };
     },
     "default-monitors": () => ({
       monitors: [
-        { name: "nvcf-api", namespace: "nvcf", port: "metrics", path: "/metrics", selector: { "app.kubernetes.io/name": "nvcf-api" } },
-        { name: "state-metrics", namespace: "nvcf", port: "metrics", path: "/metrics", selector: { "app.kubernetes.io/name": "state-metrics" } },
+        {
+          name: "nvcf-api",
+          namespace: "nvcf",
+          port: "metrics",
+          path: "/metrics",
+          selector: { "app.kubernetes.io/name": "nvcf-api" },
+        },
+        {
+          name: "state-metrics",
+          namespace: "nvcf",
+          port: "metrics",
+          path: "/metrics",
+          selector: { "app.kubernetes.io/name": "state-metrics" },
+        },
       ],
     }),
     nats: (cfg) => {
@@ -150,12 +168,22 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         nats: {
           global: { image: { pullSecretNames: c.ips.map((s) => s.name) } },
-          container: { image: { repository: c.img("nats-server"), tag: "2.11.17-alpine3.22", registry: c.reg } },
-          reloader: { image: { repository: c.img("nats-server-config-reloader"), tag: "0.23.0", registry: c.reg } },
-          natsBox: { container: { image: { repository: c.img("nats-box"), tag: "0.19.7-nonroot", registry: c.reg } } },
+          container: {
+            image: { repository: c.img("nats-server"), tag: "2.11.17-alpine3.22", registry: c.reg },
+          },
+          reloader: {
+            image: { repository: c.img("nats-server-config-reloader"), tag: "0.23.0", registry: c.reg },
+          },
+          natsBox: {
+            container: { image: { repository: c.img("nats-box"), tag: "0.19.7-nonroot", registry: c.reg } },
+          },
           nkeyJob: { image: { repository: c.img("alpine-k8s"), registry: c.reg } },
           podTemplate: { merge: { spec: c.placement("controlplane") } },
-          config: { jetstream: { fileStore: { pvc: { storageClassName: cfg.storage.className, size: cfg.storage.size } } } },
+          config: {
+            jetstream: {
+              fileStore: { pvc: { storageClassName: cfg.storage.className, size: cfg.storage.size } },
+            },
+          },
           podDisruptionBudget: { enabled: false, merge: { spec: { minAvailable: 2 } } },
         },
       };
@@ -254,7 +282,10 @@ function builders<S>(): Record<string, Builder<S>> {
     "nats-auth-callout-service": (cfg) => {
       const c = common(cfg);
       // The chart reads flat top-level keys (spec §1.3 note); the stack also passes them flat.
-      return { imagePullSecrets: c.ips, image: { registry: c.reg, repository: c.img("nvcf-nats-auth-callout-service") } };
+      return {
+        imagePullSecrets: c.ips,
+        image: { registry: c.reg, repository: c.img("nvcf-nats-auth-callout-service") },
+      };
     },
     api: (cfg, s) => {
       const c = common(cfg);
@@ -301,7 +332,11 @@ function builders<S>(): Record<string, Builder<S>> {
     "nvct-api": (cfg) => {
       const c = common(cfg);
       const w = cfg.workerEndpoints;
-      const env: Values = { NVCT_SIDECARS_HOSTNAME: c.reg, NVCT_SIDECARS_REPOSITORY: c.repo, ...c.tracingEnv("nvct-api") };
+      const env: Values = {
+        NVCT_SIDECARS_HOSTNAME: c.reg,
+        NVCT_SIDECARS_REPOSITORY: c.repo,
+        ...c.tracingEnv("nvct-api"),
+      };
       if (w.nvctServiceURL) env["NVCT_FQDN"] = w.nvctServiceURL;
       if (w.nvctGrpcServiceURL) env["NVCT_GLOBAL_FQDN_GRPC"] = w.nvctGrpcServiceURL;
       if (w.essServiceURL) {
@@ -319,12 +354,15 @@ function builders<S>(): Record<string, Builder<S>> {
     },
     "invocation-service": (cfg) => {
       const c = common(cfg);
-      const env: Values = cfg.observability.tracing.enabled ? c.tracingEnv("invocation-service") : { SERVER__ENVFILTER_DIRECTIVE: "info" };
+      const env: Values = cfg.observability.tracing.enabled
+        ? c.tracingEnv("invocation-service")
+        : { SERVER__ENVFILTER_DIRECTIVE: "info" };
       if (cfg.rateLimiter.enabled) {
         env["RATE_LIMIT_ENABLED"] = "true";
         env["RATE_LIMIT_ADDRESS"] = "http://ratelimiter.nvcf.svc.cluster.local:7777";
       }
-      if (cfg.workerEndpoints.invocationServiceURL) env["WORKER_STREAM_PROPERTIES__SELF_ADDRESS"] = cfg.workerEndpoints.invocationServiceURL;
+      if (cfg.workerEndpoints.invocationServiceURL)
+        env["WORKER_STREAM_PROPERTIES__SELF_ADDRESS"] = cfg.workerEndpoints.invocationServiceURL;
       return {
         invocation: {
           fullnameOverride: "invocation-service",
@@ -354,7 +392,8 @@ function builders<S>(): Record<string, Builder<S>> {
           imagePullSecrets: c.ips,
           image: { registry: c.reg, repository: c.img("nvcf-grpc-proxy") },
           ...c.placement("controlplane"),
-          workerConnectBaseURL: cfg.grpcproxy.workerConnectBaseURL || cfg.workerEndpoints.grpcProxyWorkerConnectURL,
+          workerConnectBaseURL:
+            cfg.grpcproxy.workerConnectBaseURL || cfg.workerEndpoints.grpcProxyWorkerConnectURL,
           env,
           podDisruptionBudget: PDB,
         },
@@ -475,7 +514,11 @@ function builders<S>(): Record<string, Builder<S>> {
             enabled: true,
             issuerName: pki.issuerName,
             allowedDomains: pki.allowedDomains,
-            image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations"), tag: pki.imageTag || cfg.openbao.migrationsImageTag },
+            image: {
+              registry: c.reg,
+              repository: c.img("nvcf-openbao-migrations"),
+              tag: pki.imageTag || cfg.openbao.migrationsImageTag,
+            },
           };
         }
       }
@@ -503,7 +546,11 @@ function builders<S>(): Record<string, Builder<S>> {
           fullnameOverride: "vanity-gateway",
           replicaCount: vg.replicaCount,
           imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-ai-api-gateway-service"), pullPolicy: "IfNotPresent" },
+          image: {
+            registry: c.reg,
+            repository: c.img("nvcf-ai-api-gateway-service"),
+            pullPolicy: "IfNotPresent",
+          },
           config: {
             mappingPath: "/etc/vanity-gateway/config/config.yaml",
             nvcfApiEndpoint: "http://invocation.nvcf.svc.cluster.local:8080",
@@ -526,7 +573,9 @@ function builders<S>(): Record<string, Builder<S>> {
             nvctApiUrl: "http://nvct-api.nvcf.svc.cluster.local:8080",
             sisUrl: "http://api.sis.svc.cluster.local:8080",
           },
-          openbaoMigrations: { image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations"), tag: "0.16.2" } },
+          openbaoMigrations: {
+            image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations"), tag: "0.16.2" },
+          },
         },
       };
     },
@@ -536,19 +585,44 @@ function builders<S>(): Record<string, Builder<S>> {
         shared: { name: g.shared.name, namespace: g.shared.namespace },
         grpc: { name: g.grpc.name, namespace: g.grpc.namespace },
       };
-      if (g.routes.nats) gateways["nats"] = { name: g.nats.name, namespace: g.nats.namespace, listenerName: g.nats.listenerName };
+      if (g.routes.nats)
+        gateways["nats"] = {
+          name: g.nats.name,
+          namespace: g.nats.namespace,
+          listenerName: g.nats.listenerName,
+        };
       const hosts = httpRouteHostnames(cfg);
       return {
         nvcfGatewayRoutes: {
           domain: D(cfg),
           gateways,
           routes: {
-            nvcfApi: { grpc: { enabled: g.routes.nvcfApiGrpc.enabled, hostnames: g.routes.nvcfApiGrpc.hostnames.length ? g.routes.nvcfApiGrpc.hostnames : [`api-grpc.${D(cfg)}`] } },
-            nvctApi: { grpc: { enabled: g.routes.nvctApiGrpc.enabled, hostnames: g.routes.nvctApiGrpc.hostnames.length ? g.routes.nvctApiGrpc.hostnames : [`tasks-grpc.${D(cfg)}`] } },
+            nvcfApi: {
+              grpc: {
+                enabled: g.routes.nvcfApiGrpc.enabled,
+                hostnames: g.routes.nvcfApiGrpc.hostnames.length
+                  ? g.routes.nvcfApiGrpc.hostnames
+                  : [`api-grpc.${D(cfg)}`],
+              },
+            },
+            nvctApi: {
+              grpc: {
+                enabled: g.routes.nvctApiGrpc.enabled,
+                hostnames: g.routes.nvctApiGrpc.hostnames.length
+                  ? g.routes.nvctApiGrpc.hostnames
+                  : [`tasks-grpc.${D(cfg)}`],
+              },
+            },
             llmInvocation: { enabled: cfg.addons.llm.enabled },
-            vanityGateway: { enabled: cfg.addons.vanityGateway.enabled, hostnames: hosts["vanity-gateway"] ?? [] },
+            vanityGateway: {
+              enabled: cfg.addons.vanityGateway.enabled,
+              hostnames: hosts["vanity-gateway"] ?? [],
+            },
             nvcfUi: { enabled: cfg.addons.nvcfUi.enabled },
-            grpcWorker: { enabled: g.routes.grpcWorker.enabled, listenerName: g.routes.grpcWorker.listenerName },
+            grpcWorker: {
+              enabled: g.routes.grpcWorker.enabled,
+              listenerName: g.routes.grpcWorker.listenerName,
+            },
             nats: { enabled: g.routes.nats },
             ess: { enabled: g.routes.ess },
           },
@@ -572,7 +646,9 @@ function builders<S>(): Record<string, Builder<S>> {
       const c = common(cfg);
       const mb = cfg.observability.metricsBackend;
       const promql =
-        mb.mode === "install" ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428` : mb.promqlEndpoint;
+        mb.mode === "install"
+          ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428`
+          : mb.promqlEndpoint;
       return {
         functionautoscaler: {
           namespace: "nvcf",
@@ -612,7 +688,11 @@ export const CONTROL_VALUES_RELEASES: readonly string[] = Object.keys(builders<s
  * Input: release name, validated config, encoded secrets. Output: a values object (may hold `S` leaves).
  * Throws on an unknown release name.
  */
-export function controlValues<S>(release: string, cfg: ControlPlaneConfig, secrets: ControlSecrets<S>): Values {
+export function controlValues<S>(
+  release: string,
+  cfg: ControlPlaneConfig,
+  secrets: ControlSecrets<S>,
+): Values {
   const build = builders<S>()[release];
   if (!build) throw new Error(`no values builder for control-plane release "${release}"`);
   return deepMerge(build(cfg, secrets), cfg.releaseValues[release]);

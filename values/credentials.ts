@@ -24,7 +24,9 @@ export function dockerAuth(username: string, key: string): string {
  * Output: the JSON text to store under `.dockerconfigjson`.
  */
 export function dockerConfigJson(server: string, username: string, key: string): string {
-  return JSON.stringify({ auths: { [server]: { username, password: key, auth: dockerAuth(username, key) } } });
+  return JSON.stringify({
+    auths: { [server]: { username, password: key, auth: dockerAuth(username, key) } },
+  });
 }
 
 /**
@@ -34,11 +36,14 @@ export function dockerConfigJson(server: string, username: string, key: string):
 export function registryKeyProblems(key: string): string[] {
   const reasons: string[] = [];
   if (key.trim() === "") reasons.push("the key is empty");
-  if (key.includes(CREDENTIAL_PLACEHOLDER)) reasons.push(`the key is the template placeholder ${CREDENTIAL_PLACEHOLDER}`);
+  if (key.includes(CREDENTIAL_PLACEHOLDER))
+    reasons.push(`the key is the template placeholder ${CREDENTIAL_PLACEHOLDER}`);
   if (/[\r\n]/.test(key)) reasons.push("the key contains a line break");
   if (key.trim().startsWith("{")) reasons.push("the key looks like a dockerconfigjson document, not a key");
   if (looksLikeEncodedAuth(key)) {
-    reasons.push("the key looks like an already-encoded base64(user:key) credential; give the plain key, the program encodes it");
+    reasons.push(
+      "the key looks like an already-encoded base64(user:key) credential; give the plain key, the program encodes it",
+    );
   }
   return reasons;
 }

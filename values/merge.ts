@@ -18,7 +18,8 @@ export function deepMerge(...layers: readonly (Values | undefined)[]): Values {
     if (!layer) continue;
     for (const [k, v] of Object.entries(layer)) {
       const prev = out[k];
-      out[k] = isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : isPlainObject(v) ? deepMerge(v) : v;
+      out[k] =
+        isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : isPlainObject(v) ? deepMerge(v) : v;
     }
   }
   return out;

@@ -43,7 +43,8 @@ export function cliConfigYaml(e: CliEndpoints): string {
 export function parseRegistration(stdout: string): ClusterRegistration {
   const lines = stdout.split(/\r?\n/);
   const start = lines.findIndex((l) => /^clusterID:/.test(l));
-  if (start < 0) throw new Error("nvcf-cli cluster register printed no Helm values (no line starting with clusterID:)");
+  if (start < 0)
+    throw new Error("nvcf-cli cluster register printed no Helm values (no line starting with clusterID:)");
   const doc = yaml.load(lines.slice(start).join("\n")) as Record<string, unknown> | null;
   const sm = (doc?.["selfManaged"] ?? {}) as Record<string, unknown>;
   const s = (v: unknown) => (v === undefined || v === null ? "" : String(v));
@@ -57,7 +58,8 @@ export function parseRegistration(stdout: string): ClusterRegistration {
     revalServiceURL: s(sm["revalServiceURL"]),
     natsURL: s(sm["natsURL"]),
   };
-  if (!r.clusterID || !r.clusterGroupID) throw new Error("nvcf-cli cluster register returned an empty clusterID or clusterGroupID");
+  if (!r.clusterID || !r.clusterGroupID)
+    throw new Error("nvcf-cli cluster register returned an empty clusterID or clusterGroupID");
   return r;
 }
 
@@ -76,11 +78,16 @@ export function minifyKubeconfig(texts: string[], context: string): { yaml: stri
     }
     return undefined;
   };
-  const ctx = find("contexts", context) as { name: string; context: { cluster: string; user: string } } | undefined;
+  const ctx = find("contexts", context) as
+    | { name: string; context: { cluster: string; user: string } }
+    | undefined;
   if (!ctx) throw new Error(`kubeconfig context "${context}" not found (looked in KUBECONFIG)`);
-  const cluster = find("clusters", ctx.context.cluster) as { name: string; cluster: { server: string } } | undefined;
+  const cluster = find("clusters", ctx.context.cluster) as
+    | { name: string; cluster: { server: string } }
+    | undefined;
   const user = find("users", ctx.context.user);
-  if (!cluster || !user) throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
+  if (!cluster || !user)
+    throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
   const out = {
     apiVersion: "v1",
     kind: "Config",

@@ -52,12 +52,15 @@ export function httpRouteHostnames(cfg: ControlPlaneConfig): Record<string, stri
 }
 
 /** Listener names the enabled routes need on each gateway (shared, grpc, nats), for the bring-your-own check. */
-export function requiredListeners(cfg: ControlPlaneConfig): { gateway: "shared" | "grpc" | "nats"; listener: string }[] {
+export function requiredListeners(
+  cfg: ControlPlaneConfig,
+): { gateway: "shared" | "grpc" | "nats"; listener: string }[] {
   const need: { gateway: "shared" | "grpc" | "nats"; listener: string }[] = [
     { gateway: "shared", listener: "http" },
     { gateway: "grpc", listener: "tcp" },
   ];
-  if (cfg.gateway.routes.grpcWorker.enabled) need.push({ gateway: "grpc", listener: cfg.gateway.routes.grpcWorker.listenerName });
+  if (cfg.gateway.routes.grpcWorker.enabled)
+    need.push({ gateway: "grpc", listener: cfg.gateway.routes.grpcWorker.listenerName });
   if (cfg.gateway.routes.nats) need.push({ gateway: "nats", listener: cfg.gateway.nats.listenerName });
   return need;
 }

@@ -54,7 +54,15 @@ const everything = (): ControlPlaneConfig =>
   validateConfig(
     baseControl({
       addons: JSON.stringify({
-        llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm-request-router.nvcf.svc.cluster.local"], allowedDomains: "nvcf.svc.cluster.local", imageTag: "0.18.0" } },
+        llm: {
+          enabled: true,
+          pki: {
+            enabled: true,
+            dnsNames: ["llm-request-router.nvcf.svc.cluster.local"],
+            allowedDomains: "nvcf.svc.cluster.local",
+            imageTag: "0.18.0",
+          },
+        },
         vanityGateway: { enabled: true },
         nvcfUi: { enabled: true },
       }),
@@ -68,13 +76,19 @@ describe("prerequisite edges (spec §1.4)", () => {
   const flags = controlFlags(cfg);
 
   test("with everything on, each release needs exactly the spec's releases", () => {
-    const got = Object.fromEntries(enabledReleases("control", "0.8.0", flags).map((r) => [r.name, activeNeeds(r, flags).sort()]));
+    const got = Object.fromEntries(
+      enabledReleases("control", "0.8.0", flags).map((r) => [r.name, activeNeeds(r, flags).sort()]),
+    );
     const want = Object.fromEntries(Object.entries(SPEC_EDGES).map(([k, v]) => [k, [...v].sort()]));
     expect(got).toEqual(want);
   });
 
   test("conditional edges vanish with their condition", () => {
-    const plain = validateConfig(baseControl({ certManager: '{"managed": false}' }), new Set(["registryKey"]), "dev") as ControlPlaneConfig;
+    const plain = validateConfig(
+      baseControl({ certManager: '{"managed": false}' }),
+      new Set(["registryKey"]),
+      "dev",
+    ) as ControlPlaneConfig;
     const f = controlFlags(plain);
     expect(activeNeeds(releaseSpec("ingress"), f)).toEqual(["notary-service", "api-keys"]);
     expect(activeNeeds(releaseSpec("nvcf-pki"), f)).toEqual(["openbao-server"]);
@@ -82,7 +96,15 @@ describe("prerequisite edges (spec §1.4)", () => {
   });
 
   test("no stage barriers: stage-2 services without needs have no edge to stage 1", () => {
-    for (const name of ["api-keys", "sis", "nvct-api", "ess-api", "notary-service", "admin-issuer-proxy", "reval"]) {
+    for (const name of [
+      "api-keys",
+      "sis",
+      "nvct-api",
+      "ess-api",
+      "notary-service",
+      "admin-issuer-proxy",
+      "reval",
+    ]) {
       expect(releaseSpec(name).needs).toEqual([]);
     }
   });
@@ -104,7 +126,10 @@ describe("prerequisite edges (spec §1.4)", () => {
   });
 
   test("compute-plane dependency rules (spec §2.3)", () => {
-    const needs = (n: string) => releaseSpec(n).needs.map((x) => x.release).sort();
+    const needs = (n: string) =>
+      releaseSpec(n)
+        .needs.map((x) => x.release)
+        .sort();
     expect(needs("nvcf-kai-topology")).toEqual(["kai-scheduler"]);
     expect(needs("grove-operator")).toEqual(["kai-scheduler"]);
     expect(needs("nvcf-grove-topology")).toEqual(["grove-operator", "nvcf-kai-topology"]);
@@ -146,7 +171,19 @@ describe("chart versions per bundle (spec §5.2)", () => {
   });
 
   test("chart names follow helm-nvcf-<release> where the spec says so", () => {
-    for (const r of ["nats", "cassandra", "api-keys", "sis", "api", "nvct-api", "invocation-service", "grpc-proxy", "ess-api", "notary-service", "state-metrics"]) {
+    for (const r of [
+      "nats",
+      "cassandra",
+      "api-keys",
+      "sis",
+      "api",
+      "nvct-api",
+      "invocation-service",
+      "grpc-proxy",
+      "ess-api",
+      "notary-service",
+      "state-metrics",
+    ]) {
       expect(releaseSpec(r).chart).toBe(`helm-nvcf-${r}`);
     }
     expect(releaseSpec("ingress").chart).toBe("nvcf-gateway-routes");
@@ -170,6 +207,16 @@ test("fixed namespaces (spec §1.3a, §4 row 17)", () => {
   expect(ns("nvcf-ui")).toBe("nvcf-ui");
   expect(ns("nvcf-pki")).toBe("cert-manager");
   expect(ns("ingress")).toBe("gatewayControllerNamespace");
-  for (const n of ["api", "nvct-api", "invocation-service", "grpc-proxy", "ratelimiter", "notary-service", "reval", "state-metrics"]) expect(ns(n)).toBe("nvcf");
+  for (const n of [
+    "api",
+    "nvct-api",
+    "invocation-service",
+    "grpc-proxy",
+    "ratelimiter",
+    "notary-service",
+    "reval",
+    "state-metrics",
+  ])
+    expect(ns(n)).toBe("nvcf");
   expect(ns("nvca-operator")).toBe("nvca-operator");
 });

@@ -9,7 +9,15 @@ import { ConfigError } from "../../config/problems";
 import { ROOT, readStackFile, sentinel } from "./harness";
 import { baseCompute, baseControl } from "./fixtures/configs";
 
-const SECRET = new Set(["registryKey", "chartRegistryPassword", "cassandraPassword", "sidecarRegistryKey", "functionRegistryKey", "kubeconfig", "gpuClusterKubeconfigs"]);
+const SECRET = new Set([
+  "registryKey",
+  "chartRegistryPassword",
+  "cassandraPassword",
+  "sidecarRegistryKey",
+  "functionRegistryKey",
+  "kubeconfig",
+  "gpuClusterKubeconfigs",
+]);
 
 /** The problems of a raw config, as `key: expected` strings (empty when valid). */
 function problems(raw: Record<string, string>, stack = "prod"): { key: string; text: string }[] {
@@ -24,7 +32,12 @@ function problems(raw: Record<string, string>, stack = "prod"): { key: string; t
 const keys = (raw: Record<string, string>, stack = "prod") => problems(raw, stack).map((p) => p.key);
 const j = (v: unknown) => JSON.stringify(v);
 const gw = (extra: object = {}) =>
-  j({ controllerNamespace: "envoy-gateway-system", shared: { name: "g", namespace: "gw" }, grpc: { name: "g", namespace: "gw" }, ...extra });
+  j({
+    controllerNamespace: "envoy-gateway-system",
+    shared: { name: "g", namespace: "gw" },
+    grpc: { name: "g", namespace: "gw" },
+    ...extra,
+  });
 
 describe("committed stack files validate", () => {
   const files = fs.readdirSync(ROOT).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
@@ -45,9 +58,15 @@ test("the valid base configs pass", () => {
 
 describe("structure", () => {
   test("unknown keys are errors at every level (user report C13)", () => {
-    expect(keys(baseControl({ invocation: j({ env: { NATS_PROPERTIES__REGION: "x" } }) }))).toContain("nvcf:invocation");
-    expect(keys(baseControl({ cassandra: j({ replicas: 3, resources: { limits: {} } }) }))).toContain("nvcf:cassandra.resources");
-    expect(keys(baseControl({ gateway: gw({ shared: { name: "g", namespace: "gw", listenerName: "web" } }) }))).toContain("nvcf:gateway.shared.listenerName");
+    expect(keys(baseControl({ invocation: j({ env: { NATS_PROPERTIES__REGION: "x" } }) }))).toContain(
+      "nvcf:invocation",
+    );
+    expect(keys(baseControl({ cassandra: j({ replicas: 3, resources: { limits: {} } }) }))).toContain(
+      "nvcf:cassandra.resources",
+    );
+    expect(
+      keys(baseControl({ gateway: gw({ shared: { name: "g", namespace: "gw", listenerName: "web" } }) })),
+    ).toContain("nvcf:gateway.shared.listenerName");
   });
   test("types: booleans and numbers set as top-level strings are read as the user meant (C17)", () => {
     expect(parseRaw("true")).toBe(true);
@@ -58,66 +77,460 @@ describe("structure", () => {
   });
   test("a wrong type names key, expectation and found value", () => {
     const p = problems(baseControl({ cassandra: j({ replicas: "three" }) }));
-    expect(p).toEqual([{ key: "nvcf:cassandra.replicas", text: expect.stringMatching(/^number \| "three" \| pulumi config set --path nvcf:cassandra.replicas/) }]);
+    expect(p).toEqual([
+      {
+        key: "nvcf:cassandra.replicas",
+        text: expect.stringMatching(/^number \| "three" \| pulumi config set --path nvcf:cassandra.replicas/),
+      },
+    ]);
   });
   test("enums list the allowed values", () => {
-    expect(problems(baseControl({ bundleVersion: "0.9.0" }))[0].text).toMatch(/one of "0.6.1", "0.7.0", "0.8.0"/);
+    expect(problems(baseControl({ bundleVersion: "0.9.0" }))[0].text).toMatch(
+      /one of "0.6.1", "0.7.0", "0.8.0"/,
+    );
   });
   test("secret keys must be set with --secret", () => {
-    expect(() => validateConfig(baseControl(), new Set(), "prod")).toThrow(/nvcf:registryKey: expected a secret value, found a plain-text value/);
+    expect(() => validateConfig(baseControl(), new Set(), "prod")).toThrow(
+      /nvcf:registryKey: expected a secret value, found a plain-text value/,
+    );
   });
 });
 
 describe("control-plane rules", () => {
   // [name, failing override, expected key, passing override]
   const cases: [string, Record<string, string | undefined>, string, Record<string, string | undefined>][] = [
-    ["local charts need a path", { charts: j({ source: "local" }) }, "nvcf:charts.path", { charts: j({ source: "local", path: "tests/charts" }) }],
-    ["https charts need an https URL", { charts: j({ source: "https", url: "http://x" }) }, "nvcf:charts.url", { charts: j({ source: "https", url: "https://helm.example.com/nvcf" }) }],
-    ["OCI repository placeholder", { charts: j({ source: "oci" }) }, "nvcf:charts.repository", { charts: j({ source: "oci", repository: "a/b" }) }],
-    ["version override of an unknown release", { charts: j({ source: "oci", repository: "a/b", versionOverrides: { casandra: "1" } }) }, "nvcf:charts.versionOverrides.casandra", { charts: j({ source: "oci", repository: "a/b", versionOverrides: { cassandra: "0.20.2" } }) }],
-    ["image repository placeholder", { images: j({ registry: "nvcr.io" }) }, "nvcf:images.repository", { images: j({ registry: "nvcr.io", repository: "org/team" }) }],
-    ["pull secret without a registry key", { registryKey: undefined, sidecarRegistryKey: sentinel("s") }, "nvcf:registryKey", { registryKey: undefined, sidecarRegistryKey: sentinel("s"), pullSecret: j({ name: null }) }],
-    ["registry key that is already base64(user:key) (spec §4 row 2)", { registryKey: Buffer.from("$oauthtoken:abc123").toString("base64") }, "nvcf:registryKey", { registryKey: "nvapi-abc123" }],
-    ["registry key placeholder", { registryKey: "REPLACE_WITH_BASE64_DOCKER_CREDENTIAL" }, "nvcf:registryKey", { registryKey: "k" }],
-    ["registry key that is a dockerconfigjson", { registryKey: '{"auths":{}}' }, "nvcf:registryKey", { registryKey: "k" }],
-    ["cassandra default password (spec §4 row 1)", { cassandraPassword: "ch@ng3m3" }, "nvcf:cassandraPassword", { cassandraPassword: "a-strong-password" }],
-    ["small cassandra preset outside dev (spec §4 row 27)", { cassandra: j({ preset: "small" }) }, "nvcf:cassandra.preset", { cassandra: j({ preset: "large" }) }],
-    ["account limit maxFunctions (spec §1.9)", { accounts: j({ limits: { maxFunctions: 51 } }) }, "nvcf:accounts.limits.maxFunctions", { accounts: j({ limits: { maxFunctions: 50 } }) }],
-    ["account limit maxTelemetries", { accounts: j({ limits: { maxTelemetries: 0 } }) }, "nvcf:accounts.limits.maxTelemetries", { accounts: j({ limits: { maxTelemetries: 25 } }) }],
-    ["account limit maxRegistryCreds", { accounts: j({ limits: { maxRegistryCreds: 26 } }) }, "nvcf:accounts.limits.maxRegistryCreds", { accounts: j({ limits: { maxRegistryCreds: 1 } }) }],
-    ["account limit maxTasks", { accounts: j({ limits: { maxTasks: 0 } }) }, "nvcf:accounts.limits.maxTasks", { accounts: j({ limits: { maxTasks: 10 } }) }],
-    ["gateway controller namespace required (spec §4 row 19)", { gateway: j({ shared: { name: "g", namespace: "gw" }, grpc: { name: "g", namespace: "gw" } }) }, "nvcf:gateway.controllerNamespace", { gateway: gw() }],
-    ["shared gateway name required", { gateway: j({ controllerNamespace: "c", grpc: { name: "g", namespace: "gw" }, shared: { namespace: "gw" } }) }, "nvcf:gateway.shared.name", { gateway: gw() }],
-    ["grpc gateway namespace required", { gateway: j({ controllerNamespace: "c", shared: { name: "g", namespace: "gw" }, grpc: { name: "g" } }) }, "nvcf:gateway.grpc.namespace", { gateway: gw() }],
-    ["nats gateway required when the NATS route is on", { gateway: gw({ routes: { nats: true } }) }, "nvcf:gateway.nats.name", { gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }],
-    ["NATS route needs NATS", { nats: j({ enabled: false }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }, "nvcf:gateway.routes.nats", { nats: j({ enabled: false }) }],
-    ["grpc worker route needs a CONNECT URL (spec §4 row 34)", { gateway: gw({ routes: { grpcWorker: { enabled: true } } }) }, "nvcf:grpcproxy.workerConnectBaseURL", { gateway: gw({ routes: { grpcWorker: { enabled: true } } }), grpcproxy: j({ workerConnectBaseURL: "grpc.example.com:10086" }) }],
-    ["vanity hostname equal to a standard route (spec §4 rows 7-8)", { addons: j({ vanityGateway: { enabled: true, hostnames: ["api.nvcf.example.com"] } }) }, "nvcf:addons.vanityGateway.hostnames", { addons: j({ vanityGateway: { enabled: true, hostnames: ["chat.nvcf.example.com"] } }) }],
-    ["localhost domain with remote access (spec §4 row 20)", { domain: "localhost", remoteAccess: "true" }, "nvcf:domain", { domain: "localhost" }],
-    ["add-on missing from the bundle", { bundleVersion: "0.6.1", addons: j({ llm: { enabled: true } }) }, "nvcf:addons.llm.enabled", { bundleVersion: "0.7.0", addons: j({ llm: { enabled: true } }) }],
-    ["observability: collector needs the OTel operator (spec §1.5)", { observability: j({ components: { otelOperator: "disabled" } }) }, "nvcf:observability.components.otelOperator", { observability: j({ components: { otelOperator: "existing" } }) }],
-    ["observability: target allocator needs the collector", { observability: j({ components: { collector: "existing", targetAllocator: "install" } }) }, "nvcf:observability.components.targetAllocator", { observability: j({ components: { collector: "existing", targetAllocator: "existing" } }) }],
-    ["observability: target allocator needs discovery RBAC", { observability: j({ components: { discoveryRbac: "disabled" } }) }, "nvcf:observability.components.discoveryRbac", { observability: j({ components: { discoveryRbac: "existing" } }) }],
-    ["observability: CRDs needed when enabled", { observability: j({ components: { prometheusOperatorCrds: "disabled" } }) }, "nvcf:observability.components.prometheusOperatorCrds", { observability: j({ profile: "disabled", components: { prometheusOperatorCrds: "disabled" } }) }],
-    ["observability: control profile needs a metrics backend", { observability: j({ components: { collector: "existing", targetAllocator: "disabled" }, metricsBackend: { mode: "disabled" } }) }, "nvcf:observability.metricsBackend.mode", { observability: j({ profile: "compute", components: { collector: "existing", targetAllocator: "disabled" }, metricsBackend: { mode: "disabled" } }) }],
-    ["observability: control profile needs state metrics", { stateMetrics: j({ enabled: false }) }, "nvcf:stateMetrics.enabled", { stateMetrics: j({ enabled: false }), observability: j({ profile: "compute" }) }],
-    ["observability: installed backend is VictoriaMetrics", { observability: j({ metricsBackend: { type: "external" } }) }, "nvcf:observability.metricsBackend.type", { observability: j({ metricsBackend: { type: "victoriaMetrics" } }) }],
-    ["observability: installed backend has no auth", { observability: j({ metricsBackend: { auth: { mode: "token", authnEndpoint: "https://a" } } }) }, "nvcf:observability.metricsBackend.auth.mode", { observability: j({ metricsBackend: { auth: { mode: "none" } } }) }],
-    ["observability: existing backend needs a remote-write URL", { observability: j({ metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q" } }) }, "nvcf:observability.metricsBackend.remoteWriteEndpoint", { observability: j({ metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q", remoteWriteEndpoint: "https://w" } }) }],
-    ["observability: existing backend needs PromQL for control", { observability: j({ metricsBackend: { mode: "existing", type: "external", remoteWriteEndpoint: "https://w" } }) }, "nvcf:observability.metricsBackend.promqlEndpoint", { observability: j({ metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q", remoteWriteEndpoint: "https://w" } }) }],
-    ["observability: mtls needs cert and key", { observability: j({ metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q", remoteWriteEndpoint: "https://w", auth: { mode: "mtls", certPath: "/c" } } }) }, "nvcf:observability.metricsBackend.auth.keyPath", { observability: j({ metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q", remoteWriteEndpoint: "https://w", auth: { mode: "mtls", certPath: "/c", keyPath: "/k" } } }) }],
-    ["LLM router address format (spec §1.9)", { addons: j({ llm: { enabled: true, requestRouterAddress: "router" } }) }, "nvcf:addons.llm.requestRouterAddress", { addons: j({ llm: { enabled: true, requestRouterAddress: "router.example.com:50071" } }) }],
-    ["LLM PKI dnsNames required in certManager mode", { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", imageTag: "1" } } }) }, "nvcf:addons.llm.pki.dnsNames", { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: ["r.nvcf.svc"] } } }) }],
-    ["LLM managed issuer needs allowedDomains", { addons: j({ llm: { enabled: true, pki: { enabled: true, imageTag: "1", dnsNames: ["r"] } } }) }, "nvcf:addons.llm.pki.allowedDomains", { addons: j({ llm: { enabled: true, pki: { enabled: true, imageTag: "1", dnsNames: ["r"], manageClusterIssuer: false } } }) }],
-    ["LLM managed issuer needs an image tag", { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }) }, "nvcf:addons.llm.pki.imageTag", { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }), openbao: j({ migrationsImageTag: "0.18.0" }) }],
-    ["LLM managed issuer needs OpenBao", { openbao: j({ enabled: false }), addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"], imageTag: "1" } } }) }, "nvcf:openbao.enabled", { openbao: j({ enabled: false }), addons: j({ llm: { enabled: true, pki: { enabled: true, dnsNames: ["r"], manageClusterIssuer: false } } }) }],
-    ["LLM issuer name RFC 1123", { addons: j({ llm: { enabled: true, pki: { enabled: true, issuerName: "Bad_Name", dnsNames: ["r"], manageClusterIssuer: false } } }) }, "nvcf:addons.llm.pki.issuerName", { addons: j({ llm: { enabled: true, pki: { enabled: true, issuerName: "good-name", dnsNames: ["r"], manageClusterIssuer: false } } }) }],
-    ["LLM existingSecret mode keeps dnsNames empty", { addons: j({ llm: { enabled: true, pki: { enabled: true, mode: "existingSecret", dnsNames: ["r"] } } }) }, "nvcf:addons.llm.pki.dnsNames", { addons: j({ llm: { enabled: true, pki: { enabled: true, mode: "existingSecret" } } }) }],
-    ["GPU clusters need issuer discovery (spec §4 row 26)", { gpuClusters: j([{ name: "gpu-a", context: "c" }]), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }, "nvcf:openbao.issuerDiscovery", { gpuClusters: j([{ name: "gpu-a", context: "c" }]), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }), openbao: j({ issuerDiscovery: true }) }],
-    ["GPU clusters need a way to reach them", { gpuClusters: j([{ name: "gpu-a" }]), openbao: j({ issuerDiscovery: true }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }, "nvcf:gpuClusters[0].context", { gpuClusters: j([{ name: "gpu-a" }]), gpuClusterKubeconfigs: j({ "gpu-a": "apiVersion: v1" }), openbao: j({ issuerDiscovery: true }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }],
-    ["GPU cluster names are unique", { gpuClusters: j([{ name: "gpu-a", context: "c" }, { name: "gpu-a", context: "d" }]), openbao: j({ issuerDiscovery: true }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }, "nvcf:gpuClusters[1].name", { gpuClusters: j([{ name: "gpu-a", context: "c" }, { name: "gpu-b", context: "d" }]), openbao: j({ issuerDiscovery: true }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }],
-    ["GPU clusters need the NATS route", { gpuClusters: j([{ name: "gpu-a", context: "c" }]), openbao: j({ issuerDiscovery: true }) }, "nvcf:gateway.routes.nats", { gpuClusters: j([{ name: "gpu-a", context: "c" }]), openbao: j({ issuerDiscovery: true }), gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) }],
-    ["release values for an unknown release", { releaseValues: j({ casandra: { a: 1 } }) }, "nvcf:releaseValues.casandra", { releaseValues: j({ cassandra: { a: 1 } }) }],
+    [
+      "local charts need a path",
+      { charts: j({ source: "local" }) },
+      "nvcf:charts.path",
+      { charts: j({ source: "local", path: "tests/charts" }) },
+    ],
+    [
+      "https charts need an https URL",
+      { charts: j({ source: "https", url: "http://x" }) },
+      "nvcf:charts.url",
+      { charts: j({ source: "https", url: "https://helm.example.com/nvcf" }) },
+    ],
+    [
+      "OCI repository placeholder",
+      { charts: j({ source: "oci" }) },
+      "nvcf:charts.repository",
+      { charts: j({ source: "oci", repository: "a/b" }) },
+    ],
+    [
+      "version override of an unknown release",
+      { charts: j({ source: "oci", repository: "a/b", versionOverrides: { casandra: "1" } }) },
+      "nvcf:charts.versionOverrides.casandra",
+      { charts: j({ source: "oci", repository: "a/b", versionOverrides: { cassandra: "0.20.2" } }) },
+    ],
+    [
+      "image repository placeholder",
+      { images: j({ registry: "nvcr.io" }) },
+      "nvcf:images.repository",
+      { images: j({ registry: "nvcr.io", repository: "org/team" }) },
+    ],
+    [
+      "pull secret without a registry key",
+      { registryKey: undefined, sidecarRegistryKey: sentinel("s") },
+      "nvcf:registryKey",
+      { registryKey: undefined, sidecarRegistryKey: sentinel("s"), pullSecret: j({ name: null }) },
+    ],
+    [
+      "registry key that is already base64(user:key) (spec §4 row 2)",
+      { registryKey: Buffer.from("$oauthtoken:abc123").toString("base64") },
+      "nvcf:registryKey",
+      { registryKey: "nvapi-abc123" },
+    ],
+    [
+      "registry key placeholder",
+      { registryKey: "REPLACE_WITH_BASE64_DOCKER_CREDENTIAL" },
+      "nvcf:registryKey",
+      { registryKey: "k" },
+    ],
+    [
+      "registry key that is a dockerconfigjson",
+      { registryKey: '{"auths":{}}' },
+      "nvcf:registryKey",
+      { registryKey: "k" },
+    ],
+    [
+      "cassandra default password (spec §4 row 1)",
+      { cassandraPassword: "ch@ng3m3" },
+      "nvcf:cassandraPassword",
+      { cassandraPassword: "a-strong-password" },
+    ],
+    [
+      "small cassandra preset outside dev (spec §4 row 27)",
+      { cassandra: j({ preset: "small" }) },
+      "nvcf:cassandra.preset",
+      { cassandra: j({ preset: "large" }) },
+    ],
+    [
+      "account limit maxFunctions (spec §1.9)",
+      { accounts: j({ limits: { maxFunctions: 51 } }) },
+      "nvcf:accounts.limits.maxFunctions",
+      { accounts: j({ limits: { maxFunctions: 50 } }) },
+    ],
+    [
+      "account limit maxTelemetries",
+      { accounts: j({ limits: { maxTelemetries: 0 } }) },
+      "nvcf:accounts.limits.maxTelemetries",
+      { accounts: j({ limits: { maxTelemetries: 25 } }) },
+    ],
+    [
+      "account limit maxRegistryCreds",
+      { accounts: j({ limits: { maxRegistryCreds: 26 } }) },
+      "nvcf:accounts.limits.maxRegistryCreds",
+      { accounts: j({ limits: { maxRegistryCreds: 1 } }) },
+    ],
+    [
+      "account limit maxTasks",
+      { accounts: j({ limits: { maxTasks: 0 } }) },
+      "nvcf:accounts.limits.maxTasks",
+      { accounts: j({ limits: { maxTasks: 10 } }) },
+    ],
+    [
+      "gateway controller namespace required (spec §4 row 19)",
+      { gateway: j({ shared: { name: "g", namespace: "gw" }, grpc: { name: "g", namespace: "gw" } }) },
+      "nvcf:gateway.controllerNamespace",
+      { gateway: gw() },
+    ],
+    [
+      "shared gateway name required",
+      {
+        gateway: j({
+          controllerNamespace: "c",
+          grpc: { name: "g", namespace: "gw" },
+          shared: { namespace: "gw" },
+        }),
+      },
+      "nvcf:gateway.shared.name",
+      { gateway: gw() },
+    ],
+    [
+      "grpc gateway namespace required",
+      {
+        gateway: j({ controllerNamespace: "c", shared: { name: "g", namespace: "gw" }, grpc: { name: "g" } }),
+      },
+      "nvcf:gateway.grpc.namespace",
+      { gateway: gw() },
+    ],
+    [
+      "nats gateway required when the NATS route is on",
+      { gateway: gw({ routes: { nats: true } }) },
+      "nvcf:gateway.nats.name",
+      { gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }) },
+    ],
+    [
+      "NATS route needs NATS",
+      {
+        nats: j({ enabled: false }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+      "nvcf:gateway.routes.nats",
+      { nats: j({ enabled: false }) },
+    ],
+    [
+      "grpc worker route needs a CONNECT URL (spec §4 row 34)",
+      { gateway: gw({ routes: { grpcWorker: { enabled: true } } }) },
+      "nvcf:grpcproxy.workerConnectBaseURL",
+      {
+        gateway: gw({ routes: { grpcWorker: { enabled: true } } }),
+        grpcproxy: j({ workerConnectBaseURL: "grpc.example.com:10086" }),
+      },
+    ],
+    [
+      "vanity hostname equal to a standard route (spec §4 rows 7-8)",
+      { addons: j({ vanityGateway: { enabled: true, hostnames: ["api.nvcf.example.com"] } }) },
+      "nvcf:addons.vanityGateway.hostnames",
+      { addons: j({ vanityGateway: { enabled: true, hostnames: ["chat.nvcf.example.com"] } }) },
+    ],
+    [
+      "localhost domain with remote access (spec §4 row 20)",
+      { domain: "localhost", remoteAccess: "true" },
+      "nvcf:domain",
+      { domain: "localhost" },
+    ],
+    [
+      "add-on missing from the bundle",
+      { bundleVersion: "0.6.1", addons: j({ llm: { enabled: true } }) },
+      "nvcf:addons.llm.enabled",
+      { bundleVersion: "0.7.0", addons: j({ llm: { enabled: true } }) },
+    ],
+    [
+      "observability: collector needs the OTel operator (spec §1.5)",
+      { observability: j({ components: { otelOperator: "disabled" } }) },
+      "nvcf:observability.components.otelOperator",
+      { observability: j({ components: { otelOperator: "existing" } }) },
+    ],
+    [
+      "observability: target allocator needs the collector",
+      { observability: j({ components: { collector: "existing", targetAllocator: "install" } }) },
+      "nvcf:observability.components.targetAllocator",
+      { observability: j({ components: { collector: "existing", targetAllocator: "existing" } }) },
+    ],
+    [
+      "observability: target allocator needs discovery RBAC",
+      { observability: j({ components: { discoveryRbac: "disabled" } }) },
+      "nvcf:observability.components.discoveryRbac",
+      { observability: j({ components: { discoveryRbac: "existing" } }) },
+    ],
+    [
+      "observability: CRDs needed when enabled",
+      { observability: j({ components: { prometheusOperatorCrds: "disabled" } }) },
+      "nvcf:observability.components.prometheusOperatorCrds",
+      { observability: j({ profile: "disabled", components: { prometheusOperatorCrds: "disabled" } }) },
+    ],
+    [
+      "observability: control profile needs a metrics backend",
+      {
+        observability: j({
+          components: { collector: "existing", targetAllocator: "disabled" },
+          metricsBackend: { mode: "disabled" },
+        }),
+      },
+      "nvcf:observability.metricsBackend.mode",
+      {
+        observability: j({
+          profile: "compute",
+          components: { collector: "existing", targetAllocator: "disabled" },
+          metricsBackend: { mode: "disabled" },
+        }),
+      },
+    ],
+    [
+      "observability: control profile needs state metrics",
+      { stateMetrics: j({ enabled: false }) },
+      "nvcf:stateMetrics.enabled",
+      { stateMetrics: j({ enabled: false }), observability: j({ profile: "compute" }) },
+    ],
+    [
+      "observability: installed backend is VictoriaMetrics",
+      { observability: j({ metricsBackend: { type: "external" } }) },
+      "nvcf:observability.metricsBackend.type",
+      { observability: j({ metricsBackend: { type: "victoriaMetrics" } }) },
+    ],
+    [
+      "observability: installed backend has no auth",
+      { observability: j({ metricsBackend: { auth: { mode: "token", authnEndpoint: "https://a" } } }) },
+      "nvcf:observability.metricsBackend.auth.mode",
+      { observability: j({ metricsBackend: { auth: { mode: "none" } } }) },
+    ],
+    [
+      "observability: existing backend needs a remote-write URL",
+      {
+        observability: j({
+          metricsBackend: { mode: "existing", type: "external", promqlEndpoint: "https://q" },
+        }),
+      },
+      "nvcf:observability.metricsBackend.remoteWriteEndpoint",
+      {
+        observability: j({
+          metricsBackend: {
+            mode: "existing",
+            type: "external",
+            promqlEndpoint: "https://q",
+            remoteWriteEndpoint: "https://w",
+          },
+        }),
+      },
+    ],
+    [
+      "observability: existing backend needs PromQL for control",
+      {
+        observability: j({
+          metricsBackend: { mode: "existing", type: "external", remoteWriteEndpoint: "https://w" },
+        }),
+      },
+      "nvcf:observability.metricsBackend.promqlEndpoint",
+      {
+        observability: j({
+          metricsBackend: {
+            mode: "existing",
+            type: "external",
+            promqlEndpoint: "https://q",
+            remoteWriteEndpoint: "https://w",
+          },
+        }),
+      },
+    ],
+    [
+      "observability: mtls needs cert and key",
+      {
+        observability: j({
+          metricsBackend: {
+            mode: "existing",
+            type: "external",
+            promqlEndpoint: "https://q",
+            remoteWriteEndpoint: "https://w",
+            auth: { mode: "mtls", certPath: "/c" },
+          },
+        }),
+      },
+      "nvcf:observability.metricsBackend.auth.keyPath",
+      {
+        observability: j({
+          metricsBackend: {
+            mode: "existing",
+            type: "external",
+            promqlEndpoint: "https://q",
+            remoteWriteEndpoint: "https://w",
+            auth: { mode: "mtls", certPath: "/c", keyPath: "/k" },
+          },
+        }),
+      },
+    ],
+    [
+      "LLM router address format (spec §1.9)",
+      { addons: j({ llm: { enabled: true, requestRouterAddress: "router" } }) },
+      "nvcf:addons.llm.requestRouterAddress",
+      { addons: j({ llm: { enabled: true, requestRouterAddress: "router.example.com:50071" } }) },
+    ],
+    [
+      "LLM PKI dnsNames required in certManager mode",
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", imageTag: "1" } } }) },
+      "nvcf:addons.llm.pki.dnsNames",
+      {
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: ["r.nvcf.svc"] },
+          },
+        }),
+      },
+    ],
+    [
+      "LLM managed issuer needs allowedDomains",
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, imageTag: "1", dnsNames: ["r"] } } }) },
+      "nvcf:addons.llm.pki.allowedDomains",
+      {
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, imageTag: "1", dnsNames: ["r"], manageClusterIssuer: false },
+          },
+        }),
+      },
+    ],
+    [
+      "LLM managed issuer needs an image tag",
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }) },
+      "nvcf:addons.llm.pki.imageTag",
+      {
+        addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }),
+        openbao: j({ migrationsImageTag: "0.18.0" }),
+      },
+    ],
+    [
+      "LLM managed issuer needs OpenBao",
+      {
+        openbao: j({ enabled: false }),
+        addons: j({
+          llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"], imageTag: "1" } },
+        }),
+      },
+      "nvcf:openbao.enabled",
+      {
+        openbao: j({ enabled: false }),
+        addons: j({
+          llm: { enabled: true, pki: { enabled: true, dnsNames: ["r"], manageClusterIssuer: false } },
+        }),
+      },
+    ],
+    [
+      "LLM issuer name RFC 1123",
+      {
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, issuerName: "Bad_Name", dnsNames: ["r"], manageClusterIssuer: false },
+          },
+        }),
+      },
+      "nvcf:addons.llm.pki.issuerName",
+      {
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, issuerName: "good-name", dnsNames: ["r"], manageClusterIssuer: false },
+          },
+        }),
+      },
+    ],
+    [
+      "LLM existingSecret mode keeps dnsNames empty",
+      {
+        addons: j({
+          llm: { enabled: true, pki: { enabled: true, mode: "existingSecret", dnsNames: ["r"] } },
+        }),
+      },
+      "nvcf:addons.llm.pki.dnsNames",
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, mode: "existingSecret" } } }) },
+    ],
+    [
+      "GPU clusters need issuer discovery (spec §4 row 26)",
+      {
+        gpuClusters: j([{ name: "gpu-a", context: "c" }]),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+      "nvcf:openbao.issuerDiscovery",
+      {
+        gpuClusters: j([{ name: "gpu-a", context: "c" }]),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+        openbao: j({ issuerDiscovery: true }),
+      },
+    ],
+    [
+      "GPU clusters need a way to reach them",
+      {
+        gpuClusters: j([{ name: "gpu-a" }]),
+        openbao: j({ issuerDiscovery: true }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+      "nvcf:gpuClusters[0].context",
+      {
+        gpuClusters: j([{ name: "gpu-a" }]),
+        gpuClusterKubeconfigs: j({ "gpu-a": "apiVersion: v1" }),
+        openbao: j({ issuerDiscovery: true }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+    ],
+    [
+      "GPU cluster names are unique",
+      {
+        gpuClusters: j([
+          { name: "gpu-a", context: "c" },
+          { name: "gpu-a", context: "d" },
+        ]),
+        openbao: j({ issuerDiscovery: true }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+      "nvcf:gpuClusters[1].name",
+      {
+        gpuClusters: j([
+          { name: "gpu-a", context: "c" },
+          { name: "gpu-b", context: "d" },
+        ]),
+        openbao: j({ issuerDiscovery: true }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+    ],
+    [
+      "GPU clusters need the NATS route",
+      { gpuClusters: j([{ name: "gpu-a", context: "c" }]), openbao: j({ issuerDiscovery: true }) },
+      "nvcf:gateway.routes.nats",
+      {
+        gpuClusters: j([{ name: "gpu-a", context: "c" }]),
+        openbao: j({ issuerDiscovery: true }),
+        gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
+      },
+    ],
+    [
+      "release values for an unknown release",
+      { releaseValues: j({ casandra: { a: 1 } }) },
+      "nvcf:releaseValues.casandra",
+      { releaseValues: j({ cassandra: { a: 1 } }) },
+    ],
   ];
   test.each(cases)("%s", (_name, bad, key, good) => {
     expect(keys(baseControl(bad))).toContain(key);
@@ -132,17 +545,81 @@ describe("control-plane rules", () => {
 
 describe("compute-plane rules", () => {
   const cases: [string, Record<string, string | undefined>, string, Record<string, string | undefined>][] = [
-    ["topology needs KAI (spec §4 row 37)", { addons: j({ topologyAwareScheduling: { enabled: true } }) }, "nvcf:addons.topologyAwareScheduling.enabled", { addons: j({ topologyAwareScheduling: { enabled: true }, kaiScheduler: { enabled: true } }) }],
-    ["Grove needs KAI", { addons: j({ groveOperator: { enabled: true } }) }, "nvcf:addons.groveOperator.enabled", { addons: j({ groveOperator: { enabled: true }, kaiScheduler: { enabled: true } }) }],
-    ["Dynamo needs Grove", { addons: j({ dynamoOperator: { enabled: true }, kaiScheduler: { enabled: true } }) }, "nvcf:addons.dynamoOperator.enabled", { addons: j({ dynamoOperator: { enabled: true }, groveOperator: { enabled: true }, kaiScheduler: { enabled: true } }) }],
-    ["KAIScheduler gate only with KAI (spec §4 row 9)", { nvcaOperator: j({ featureGates: ["KAIScheduler"] }) }, "nvcf:nvcaOperator.featureGates[0]", { nvcaOperator: j({ featureGates: ["KAIScheduler"] }), addons: j({ kaiScheduler: { enabled: true } }) }],
-    ["gate spelling", { nvcaOperator: j({ featureGates: ["log posting"] }) }, "nvcf:nvcaOperator.featureGates[0]", { nvcaOperator: j({ featureGates: ["LogPosting", "-InfraResourceOverhead"] }) }],
-    ["host-header overrides need operator >= 1.12.0 (spec §4 row 11)", { charts: j({ source: "oci", repository: "a/b", versionOverrides: { "nvca-operator": "1.11.0" } }) }, "nvcf:nvcaOperator.hostHeaderOverrides", { charts: j({ source: "oci", repository: "a/b", versionOverrides: { "nvca-operator": "1.11.0" } }), nvcaOperator: j({ hostHeaderOverrides: false }) }],
-    ["generateImagePullSecret is refused (spec §4 row 10)", { releaseValues: j({ "nvca-operator": { generateImagePullSecret: true } }) }, "nvcf:releaseValues.nvca-operator.generateImagePullSecret", { releaseValues: j({ "nvca-operator": { networkPolicy: {} } }) }],
-    ["inotify instances at least 8192 (spec §4 row 12)", { inotify: j({ maxUserInstances: 128 }) }, "nvcf:inotify.maxUserInstances", { inotify: j({ maxUserInstances: 16384 }) }],
-    ["inotify watches at least 524288", { inotify: j({ maxUserWatches: 8192 }) }, "nvcf:inotify.maxUserWatches", { inotify: j({ maxUserWatches: 524288 }) }],
-    ["control-plane stack is fully qualified", { controlPlaneStack: "dev" }, "nvcf:controlPlaneStack", { controlPlaneStack: "acme/nvcf/dev" }],
-    ["registry key format", { registryKey: "REPLACE_WITH_BASE64_DOCKER_CREDENTIAL" }, "nvcf:registryKey", { registryKey: undefined }],
+    [
+      "topology needs KAI (spec §4 row 37)",
+      { addons: j({ topologyAwareScheduling: { enabled: true } }) },
+      "nvcf:addons.topologyAwareScheduling.enabled",
+      { addons: j({ topologyAwareScheduling: { enabled: true }, kaiScheduler: { enabled: true } }) },
+    ],
+    [
+      "Grove needs KAI",
+      { addons: j({ groveOperator: { enabled: true } }) },
+      "nvcf:addons.groveOperator.enabled",
+      { addons: j({ groveOperator: { enabled: true }, kaiScheduler: { enabled: true } }) },
+    ],
+    [
+      "Dynamo needs Grove",
+      { addons: j({ dynamoOperator: { enabled: true }, kaiScheduler: { enabled: true } }) },
+      "nvcf:addons.dynamoOperator.enabled",
+      {
+        addons: j({
+          dynamoOperator: { enabled: true },
+          groveOperator: { enabled: true },
+          kaiScheduler: { enabled: true },
+        }),
+      },
+    ],
+    [
+      "KAIScheduler gate only with KAI (spec §4 row 9)",
+      { nvcaOperator: j({ featureGates: ["KAIScheduler"] }) },
+      "nvcf:nvcaOperator.featureGates[0]",
+      { nvcaOperator: j({ featureGates: ["KAIScheduler"] }), addons: j({ kaiScheduler: { enabled: true } }) },
+    ],
+    [
+      "gate spelling",
+      { nvcaOperator: j({ featureGates: ["log posting"] }) },
+      "nvcf:nvcaOperator.featureGates[0]",
+      { nvcaOperator: j({ featureGates: ["LogPosting", "-InfraResourceOverhead"] }) },
+    ],
+    [
+      "host-header overrides need operator >= 1.12.0 (spec §4 row 11)",
+      { charts: j({ source: "oci", repository: "a/b", versionOverrides: { "nvca-operator": "1.11.0" } }) },
+      "nvcf:nvcaOperator.hostHeaderOverrides",
+      {
+        charts: j({ source: "oci", repository: "a/b", versionOverrides: { "nvca-operator": "1.11.0" } }),
+        nvcaOperator: j({ hostHeaderOverrides: false }),
+      },
+    ],
+    [
+      "generateImagePullSecret is refused (spec §4 row 10)",
+      { releaseValues: j({ "nvca-operator": { generateImagePullSecret: true } }) },
+      "nvcf:releaseValues.nvca-operator.generateImagePullSecret",
+      { releaseValues: j({ "nvca-operator": { networkPolicy: {} } }) },
+    ],
+    [
+      "inotify instances at least 8192 (spec §4 row 12)",
+      { inotify: j({ maxUserInstances: 128 }) },
+      "nvcf:inotify.maxUserInstances",
+      { inotify: j({ maxUserInstances: 16384 }) },
+    ],
+    [
+      "inotify watches at least 524288",
+      { inotify: j({ maxUserWatches: 8192 }) },
+      "nvcf:inotify.maxUserWatches",
+      { inotify: j({ maxUserWatches: 524288 }) },
+    ],
+    [
+      "control-plane stack is fully qualified",
+      { controlPlaneStack: "dev" },
+      "nvcf:controlPlaneStack",
+      { controlPlaneStack: "acme/nvcf/dev" },
+    ],
+    [
+      "registry key format",
+      { registryKey: "REPLACE_WITH_BASE64_DOCKER_CREDENTIAL" },
+      "nvcf:registryKey",
+      { registryKey: undefined },
+    ],
   ];
   test.each(cases)("%s", (_name, bad, key, good) => {
     expect(keys(baseCompute(bad))).toContain(key);
@@ -204,12 +681,17 @@ test("secret values never appear in problem messages", () => {
     validateConfig(baseControl({ registryKey: key }), SECRET, "prod");
     throw new Error("expected a ConfigError");
   } catch (e) {
-    expect((e as Error).message).toMatch(/nvcf:registryKey: expected the plain registry key or password, found \[secret\]/);
+    expect((e as Error).message).toMatch(
+      /nvcf:registryKey: expected the plain registry key or password, found \[secret\]/,
+    );
     expect((e as Error).message).not.toContain(key);
   }
 });
 
 test("stack files in the repo are the ones the README documents", () => {
-  const readme = fs.existsSync(path.join(ROOT, "README.md")) ? fs.readFileSync(path.join(ROOT, "README.md"), "utf8") : "";
-  for (const f of fs.readdirSync(ROOT).filter((x) => /^Pulumi\..+\.yaml$/.test(x))) expect(readme).toContain(f);
+  const readme = fs.existsSync(path.join(ROOT, "README.md"))
+    ? fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+    : "";
+  for (const f of fs.readdirSync(ROOT).filter((x) => /^Pulumi\..+\.yaml$/.test(x)))
+    expect(readme).toContain(f);
 });

@@ -5,8 +5,12 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
-import { ROOT, type RenderResult, mockGateway, render } from "./harness";
+import { missingListeners } from "../../components/gateway";
+import { validateConfig } from "../../config/load";
+import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
+import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
+import { computeInputs } from "../../stacks/compute";
+import { ROOT, type RenderResult, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 
@@ -14,7 +18,9 @@ const stacks = fs
   .readdirSync(ROOT)
   .filter((f) => /^Pulumi\..+\.yaml$/.test(f))
   .map((f) => f.replace(/^Pulumi\.(.+)\.yaml$/, "$1"));
-const controlStacks = stacks.filter((s) => fs.readFileSync(path.join(ROOT, `Pulumi.${s}.yaml`), "utf8").includes("nvcf:plane: control"));
+const controlStacks = stacks.filter((s) =>
+  fs.readFileSync(path.join(ROOT, `Pulumi.${s}.yaml`), "utf8").includes("nvcf:plane: control"),
+);
 const computeStacks = stacks.filter((s) => !controlStacks.includes(s));
 const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
 
@@ -33,7 +39,14 @@ async function controlOutputsFor(stack: string) {
 }
 
 const summary = (r: RenderResult) =>
-  r.resources.map((x) => ({ type: x.type, name: x.name, parent: x.parent, dependsOn: x.dependsOn, protect: x.protect, inputs: x.inputs }));
+  r.resources.map((x) => ({
+    type: x.type,
+    name: x.name,
+    parent: x.parent,
+    dependsOn: x.dependsOn,
+    protect: x.protect,
+    inputs: x.inputs,
+  }));
 
 describe.each(controlStacks)("control-plane stack %s", (stack) => {
   let r: RenderResult;
@@ -62,7 +75,13 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
 
   test("every child has a parent", () => {
     const topLevel = r.resources.filter((x) => x.parent === undefined).map((x) => x.type);
-    for (const t of topLevel) expect(["pulumi:providers:kubernetes", "pulumi:providers:aws", "nvcf:index:ControlPlane", "aws:route53/record:Record"]).toContain(t);
+    for (const t of topLevel)
+      expect([
+        "pulumi:providers:kubernetes",
+        "pulumi:providers:aws",
+        "nvcf:index:ControlPlane",
+        "aws:route53/record:Record",
+      ]).toContain(t);
   });
 
   test("Helm releases: namespace from the namespace resource, never created by Helm, pinned, hooks awaited", () => {
@@ -76,13 +95,19 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
   });
 
   test("stateful releases are protected outside dev stacks", () => {
-    const prot = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.protect).map((x) => x.name).sort();
+    const prot = r.resources
+      .filter((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.protect)
+      .map((x) => x.name)
+      .sort();
     if (stack.startsWith("dev")) expect(prot).toEqual([]);
-    else expect(prot).toEqual(["nvcf-cassandra", "nvcf-nats", "nvcf-openbao-server", "nvcf-victoria-metrics"]);
+    else
+      expect(prot).toEqual(["nvcf-cassandra", "nvcf-nats", "nvcf-openbao-server", "nvcf-victoria-metrics"]);
   });
 
   test("the teardown guard depends on every release and registration", () => {
-    const guard = r.resources.find((x) => x.type === "command:local:Command" && x.name.endsWith("teardown-guard"))!;
+    const guard = r.resources.find(
+      (x) => x.type === "command:local:Command" && x.name.endsWith("teardown-guard"),
+    )!;
     const releases = r.resources.filter((x) => x.type === "nvcf:index:Release").map((x) => x.name);
     for (const n of releases) expect(guard.dependsOn).toContain(n);
   });
@@ -92,7 +117,11 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
   let r: RenderResult;
   beforeAll(async () => {
     const outputs = await controlOutputsFor(stack);
-    r = await render({ stack, controlPlaneOutputs: outputs, controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES] });
+    r = await render({
+      stack,
+      controlPlaneOutputs: outputs,
+      controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES],
+    });
   });
 
   test("renders without error", () => {
@@ -108,7 +137,9 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
   });
 
   test("the operator gets the identity registration returned, and waits for pull secrets and the node tuner", () => {
-    const op = r.resources.find((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.name.endsWith("nvca-operator"))!;
+    const op = r.resources.find(
+      (x) => x.type === "kubernetes:helm.sh/v3:Release" && x.name.endsWith("nvca-operator"),
+    )!;
     const values = op.inputs["values"] as Record<string, unknown>;
     expect(values["clusterID"]).toBe(r.outputs["clusterID"]);
     expect(values["generateImagePullSecret"]).toBe(false);
@@ -124,7 +155,12 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
 
   test("every child has a parent", () => {
     const topLevel = r.resources.filter((x) => x.parent === undefined).map((x) => x.type);
-    for (const t of topLevel) expect(["pulumi:providers:kubernetes", "pulumi:pulumi:StackReference", "nvcf:index:ComputePlane"]).toContain(t);
+    for (const t of topLevel)
+      expect([
+        "pulumi:providers:kubernetes",
+        "pulumi:pulumi:StackReference",
+        "nvcf:index:ComputePlane",
+      ]).toContain(t);
   });
 });
 
@@ -132,7 +168,9 @@ test("architecture: every component class passes {} as props, documents itself a
   const dir = path.join(ROOT, "components");
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".ts"))) {
     const src = fs.readFileSync(path.join(dir, f), "utf8");
-    const classes = [...src.matchAll(/export class (\w+) extends pulumi\.ComponentResource \{([\s\S]*?)\n\}/g)];
+    const classes = [
+      ...src.matchAll(/export class (\w+) extends pulumi\.ComponentResource \{([\s\S]*?)\n\}/g),
+    ];
     for (const [, name, body] of classes) {
       expect([f, name, /super\("nvcf:index:\w+", name, \{\}, opts\)/.test(body)]).toEqual([f, name, true]);
       expect([f, name, /this\.registerOutputs\(/.test(body)]).toEqual([f, name, true]);
@@ -141,36 +179,107 @@ test("architecture: every component class passes {} as props, documents itself a
   }
 });
 
-describe("stack reference contract failures", () => {
-  const stack = "dev-gpu-a";
-  test("a missing output fails with its name", async () => {
-    const outputs = { ...(await controlOutputsFor(stack)) };
-    delete outputs["natsUrl"];
-    const r = await render({ stack, controlPlaneOutputs: outputs });
-    expect(String(r.error)).toMatch(/natsUrl/);
+describe("stack reference contract", () => {
+  const cp = {
+    contractVersion: 1,
+    bundleVersion: "0.8.0",
+    imageRegistry: "r.example.com",
+    imageRepository: "nvcf/images",
+    hosts: { sis: "sis.d", reval: "reval.d", nats: "nats.d" },
+    icmsUrl: "http://gw",
+    revalUrl: "http://gw",
+    natsUrl: "nats://gw:4222",
+    clusterRegistrations: {
+      "gpu-a": {
+        clusterID: "c",
+        clusterGroupID: "g",
+        ncaID: "nvcf-default",
+        region: "us-west-1",
+        identitySource: "psat",
+        icmsServiceURL: "",
+        revalServiceURL: "",
+        natsURL: "",
+      },
+    },
+  };
+  const cfg = () => {
+    const f = readStackFile("dev-gpu-a");
+    const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
+    return validateConfig(raw, new Set(), "dev-gpu-a") as ComputePlaneConfig;
+  };
+
+  test("every contract output is read with requireOutput (a missing one fails with its name)", () => {
+    const asked: string[] = [];
+    const ref = {
+      requireOutput: (n: string) => (asked.push(n), n),
+    } as unknown as import("@pulumi/pulumi").StackReference;
+    readControlPlane(ref);
+    expect(asked.sort()).toEqual([...PLAIN_OUTPUT_NAMES, ...SECRET_OUTPUT_NAMES].sort());
   });
-  test("a bundle mismatch is refused, naming both versions", async () => {
-    const outputs = { ...(await controlOutputsFor(stack)), bundleVersion: "0.7.0" };
-    const r = await render({ stack, controlPlaneOutputs: outputs });
-    expect(String(r.error)).toMatch(/NVCF bundle mismatch: control-plane stack organization\/nvcf\/dev runs 0.7.0, this stack .* is 0.8.0/);
+  test("a bundle mismatch is refused, naming both versions", () => {
+    expect(() => computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" })).toThrow(
+      /NVCF bundle mismatch: control-plane stack organization\/nvcf\/dev runs 0.7.0, this stack .* is 0.8.0/,
+    );
   });
-  test("a cluster without registration is refused, naming the stack to update", async () => {
-    const outputs = { ...(await controlOutputsFor(stack)), clusterRegistrations: {} };
-    const r = await render({ stack, controlPlaneOutputs: outputs });
-    expect(String(r.error)).toMatch(/"gpu-a" has no registration in control-plane stack organization\/nvcf\/dev .*pulumi up -s dev/);
+  test("a different contract version is refused", () => {
+    expect(() => computeInputs(cfg(), { ...cp, contractVersion: 2 })).toThrow(
+      /contract version 2, this program needs 1/,
+    );
   });
-  test("secrets stay secret across the reference: the pull secret key is not readable", async () => {
-    const r = await render({ stack, controlPlaneOutputs: await controlOutputsFor(stack), controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES] });
+  test("a cluster without registration is refused, naming the stack to update", () => {
+    expect(() => computeInputs(cfg(), { ...cp, clusterRegistrations: {} })).toThrow(
+      /"gpu-a" has no registration in control-plane stack organization\/nvcf\/dev .*pulumi up -s dev/,
+    );
+  });
+  test("the inputs carry the registration and the compute-reachable URLs with host overrides", () => {
+    expect(computeInputs(cfg(), cp)).toEqual({
+      imageRegistry: "r.example.com",
+      imageRepository: "nvcf/images",
+      clusterID: "c",
+      clusterGroupID: "g",
+      ncaID: "nvcf-default",
+      region: "us-west-1",
+      icmsServiceURL: "http://gw",
+      revalServiceURL: "http://gw",
+      natsURL: "nats://gw:4222",
+      icmsHost: "sis.d",
+      revalHost: "reval.d",
+      natsHost: "nats.d",
+    });
+  });
+  test("secrets stay secret across the reference: the pull secret data is not readable", async () => {
+    const r = await render({
+      stack: "dev-gpu-a",
+      controlPlaneOutputs: await controlOutputsFor("dev-gpu-a"),
+      controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES],
+    });
     const secretRes = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret");
     expect(secretRes.length).toBe(3);
-    for (const s of secretRes) expect((s.inputs["stringData"] as Record<string, unknown>)[".dockerconfigjson"]).toBe("[secret]");
+    for (const s of secretRes)
+      expect(JSON.stringify(s.inputs["stringData"])).toMatch(
+        /^"\[secret\]"$|"\.dockerconfigjson":"\[secret\]"/,
+      );
   });
 });
 
 describe("gateway", () => {
-  test("bring-your-own: a missing listener is named before anything is created", async () => {
-    const r = await render({ stack: "dev", gateways: { "envoy-gateway/nvcf-gateway": mockGateway(["http", "tcp"]) } });
-    expect(String(r.error)).toMatch(/Gateway envoy-gateway\/nvcf-gateway has no listener "nats" \(TCP 4222\); it has: http, tcp/);
+  test("bring-your-own: each missing listener or Gateway is named", async () => {
+    const f = readStackFile("dev");
+    const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
+    const cfg = validateConfig(
+      raw,
+      new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, ""))),
+      "dev",
+    ) as ControlPlaneConfig;
+    expect(missingListeners(cfg, { "envoy-gateway/nvcf-gateway": mockGateway(["http", "tcp"]) })).toEqual([
+      'Gateway envoy-gateway/nvcf-gateway has no listener "nats" (TCP 4222); it has: http, tcp',
+    ]);
+    expect(missingListeners(cfg, {})).toEqual([
+      "Gateway envoy-gateway/nvcf-gateway (nvcf:gateway.shared) was not found",
+      "Gateway envoy-gateway/nvcf-gateway (nvcf:gateway.grpc) was not found",
+      "Gateway envoy-gateway/nvcf-gateway (nvcf:gateway.nats) was not found",
+    ]);
+    expect(missingListeners(cfg, { "envoy-gateway/nvcf-gateway": mockGateway() })).toEqual([]);
   });
   test("the address is the Gateway's status address", async () => {
     const r = await renderControl("dev");
@@ -182,15 +291,28 @@ describe("gateway", () => {
 describe("change isolation in the graph", () => {
   test("enabling an add-on adds only its release (and nothing else changes)", async () => {
     const base = await renderControl("dev");
-    const withUi = await render({ stack: "dev", gateways: GATEWAYS, overrides: { addons: { nvcfUi: { enabled: true } } } });
+    const withUi = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      overrides: { addons: { nvcfUi: { enabled: true } } },
+    });
     const key = (x: { type: string; name: string }) => `${x.type}::${x.name}`;
     const before = new Map(base.resources.map((x) => [key(x), JSON.stringify(x)]));
     const added = withUi.resources.filter((x) => !before.has(key(x))).map((x) => x.name);
-    expect(added.sort()).toEqual(["nvcf-ns-nvcf-ui", "nvcf-nvcf-ui", "nvcf-nvcf-ui", "nvcf-pull-nvcf-ui"].sort());
-    const changed = withUi.resources.filter((x) => before.has(key(x)) && before.get(key(x)) !== JSON.stringify(x)).map((x) => `${x.type}::${x.name}`);
+    expect(added.sort()).toEqual(
+      ["nvcf-ns-nvcf-ui", "nvcf-nvcf-ui", "nvcf-nvcf-ui", "nvcf-pull-nvcf-ui"].sort(),
+    );
+    const changed = withUi.resources
+      .filter((x) => before.has(key(x)) && before.get(key(x)) !== JSON.stringify(x))
+      .map((x) => `${x.type}::${x.name}`);
     // The route chart renders the UI route, the ingress waits for nvcf-ui, and the guard waits for one more release.
     expect(changed.sort()).toEqual(
-      ["command:local:Command::nvcf-teardown-guard", "kubernetes:helm.sh/v3:Release::nvcf-ingress", "nvcf:index:Release::nvcf-ingress", "nvcf:index:TeardownGuard::nvcf-teardown-guard"].sort(),
+      [
+        "command:local:Command::nvcf-teardown-guard",
+        "kubernetes:helm.sh/v3:Release::nvcf-ingress",
+        "nvcf:index:Release::nvcf-ingress",
+        "nvcf:index:TeardownGuard::nvcf-teardown-guard",
+      ].sort(),
     );
   });
 });

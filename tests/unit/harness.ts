@@ -57,8 +57,14 @@ export interface StackFile {
  * strings; every `secure:` value replaced by a sentinel and marked secret. `overrides` (key without the
  * `nvcf:` prefix → value) are applied on top; a value of `undefined` removes the key.
  */
-export function readStackFile(stack: string, overrides: Record<string, unknown> = {}, secrets: Record<string, string> = {}): StackFile {
-  const doc = yaml.load(fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8")) as { config?: Record<string, unknown> };
+export function readStackFile(
+  stack: string,
+  overrides: Record<string, unknown> = {},
+  secrets: Record<string, string> = {},
+): StackFile {
+  const doc = yaml.load(fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8")) as {
+    config?: Record<string, unknown>;
+  };
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
   const put = (key: string, v: unknown) => {
@@ -120,7 +126,8 @@ export function unwrapSecrets(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(unwrapSecrets);
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    if (o["4dabf18193072939515e22adb298388d"] === "1b47061264138c4ac30d75fd1eb44270") return unwrapSecrets(o["value"]);
+    if (o["4dabf18193072939515e22adb298388d"] === "1b47061264138c4ac30d75fd1eb44270")
+      return unwrapSecrets(o["value"]);
     return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, unwrapSecrets(x)]));
   }
   return v;
@@ -195,11 +202,17 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
             const state: Record<string, unknown> = { ...args.inputs };
             switch (args.type) {
               case "kubernetes:helm.sh/v3:Release":
-                state["status"] = { status: "deployed", name: args.inputs.name, namespace: args.inputs.namespace };
+                state["status"] = {
+                  status: "deployed",
+                  name: args.inputs.name,
+                  namespace: args.inputs.namespace,
+                };
                 break;
               case "command:local:Command": {
                 const env = unwrapSecrets(args.inputs.environment ?? {}) as Record<string, string>;
-                state["stdout"] = env["NVCF_CLUSTER_NAME"] ? registerOutput(env["NVCF_CLUSTER_NAME"], env["NVCF_REGION"]) : "";
+                state["stdout"] = env["NVCF_CLUSTER_NAME"]
+                  ? registerOutput(env["NVCF_CLUSTER_NAME"], env["NVCF_REGION"])
+                  : "";
                 state["stderr"] = "";
                 break;
               }
@@ -207,7 +220,10 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 state["result"] = "mock-random-password-0123456789";
                 break;
               case "kubernetes:apps/v1:DaemonSet":
-                state["status"] = { desiredNumberScheduled: opts.daemonSetScheduled ?? 3, numberReady: opts.daemonSetScheduled ?? 3 };
+                state["status"] = {
+                  desiredNumberScheduled: opts.daemonSetScheduled ?? 3,
+                  numberReady: opts.daemonSetScheduled ?? 3,
+                };
                 break;
               case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
                 if (args.id) return { id: args.id, state: (opts.gateways ?? {})[args.id] ?? {} };
@@ -216,7 +232,11 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
               case "pulumi:pulumi:StackReference":
                 return {
                   id: String(args.inputs.name),
-                  state: { name: args.inputs.name, outputs: opts.controlPlaneOutputs ?? {}, secretOutputNames: opts.controlPlaneSecretOutputs ?? [] },
+                  state: {
+                    name: args.inputs.name,
+                    outputs: opts.controlPlaneOutputs ?? {},
+                    secretOutputNames: opts.controlPlaneSecretOutputs ?? [],
+                  },
                 };
             }
             return { id: args.id ?? `${args.name}-id`, state };
@@ -224,7 +244,11 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           call(args) {
             switch (args.token) {
               case "aws:eks/getCluster:getCluster":
-                return { name: args.inputs.name, endpoint: "https://eks.example.com", certificateAuthorities: [{ data: "Q0EK" }] };
+                return {
+                  name: args.inputs.name,
+                  endpoint: "https://eks.example.com",
+                  certificateAuthorities: [{ data: "Q0EK" }],
+                };
               case "aws:eks/getClusterAuth:getClusterAuth":
                 return { name: args.inputs.name, token: sentinel("eks-token") };
             }
@@ -244,7 +268,9 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           let out: Record<string, unknown> = {};
           await pulumi.runtime.runInPulumiStack(async () => {
             pulumi.runtime.registerStackTransformation((a) => {
-              const parent = a.opts.parent as unknown as { __pulumiType?: string; __name?: string } | undefined;
+              const parent = a.opts.parent as unknown as
+                | { __pulumiType?: string; __name?: string }
+                | undefined;
               const deps = ([] as unknown[]).concat(a.opts.dependsOn ?? []) as { __name?: string }[];
               const rec: Rendered = {
                 type: a.type,
@@ -253,7 +279,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 custom: !a.type.startsWith("nvcf:"),
                 inputs: {},
                 props: a.props,
-          ref: a.resource,
+                ref: a.resource,
                 dependsOn: deps.map((d) => d.__name ?? "?"),
                 protect: a.opts.protect === true,
               };
@@ -268,7 +294,9 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           for (const [k, v] of Object.entries(out)) {
             if (pulumi.Output.isInstance(v)) {
               if (await (v as unknown as { isSecret: Promise<boolean> }).isSecret) secretOutputs.push(k);
-              outputs[k] = await new Promise((res) => (v as import("@pulumi/pulumi").Output<unknown>).apply((x) => res(x)));
+              outputs[k] = await new Promise((res) =>
+                (v as import("@pulumi/pulumi").Output<unknown>).apply((x) => res(x)),
+              );
             } else outputs[k] = v;
           }
           // Let every registration settle, then copy inputs in.
@@ -287,7 +315,8 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
       })();
     });
   });
-  await new Promise((r) => setTimeout(r, 20));
+  // Failed Outputs reject once per consumer; let them all land here before handing back.
+  await new Promise((r) => setTimeout(r, result.error || rejected ? 500 : 20));
   process.off("unhandledRejection", onRejection);
   if (rejected && !result.error) result = { ...result, error: rejected };
   return result;

@@ -15,7 +15,12 @@ import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import { ClusterRegistration } from "../../components/registration";
 import type { ClusterRegistration as Registration } from "../../contract/controlPlane";
-import { type CliEndpoints, HELM_VALUES_MARKER, cliConfigYaml, parseRegistration } from "../../values/registration";
+import {
+  type CliEndpoints,
+  HELM_VALUES_MARKER,
+  cliConfigYaml,
+  parseRegistration,
+} from "../../values/registration";
 
 jest.setTimeout(60_000);
 
@@ -24,7 +29,12 @@ const NCA = "nvcf-default";
 const GATEWAY = "http://203.0.113.20";
 const ENDPOINTS: CliEndpoints = {
   gatewayUrl: GATEWAY,
-  hosts: { api: "api.nvcf.test", apiKeys: "api-keys.nvcf.test", sis: "sis.nvcf.test", invocation: "invocation.nvcf.test" },
+  hosts: {
+    api: "api.nvcf.test",
+    apiKeys: "api-keys.nvcf.test",
+    sis: "sis.nvcf.test",
+    invocation: "invocation.nvcf.test",
+  },
   ncaId: NCA,
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -42,7 +52,11 @@ interface FakeApiServer {
 }
 
 /** Serves /version, /.well-known/openid-configuration and /openid/v1/jwks to `Bearer <token>` only. */
-async function startApiServer(opts: { issuer: string; token: string; jwksUri?: (base: string) => string }): Promise<FakeApiServer> {
+async function startApiServer(opts: {
+  issuer: string;
+  token?: string;
+  jwksUri?: (base: string) => string;
+}): Promise<FakeApiServer> {
   const kid = crypto.randomBytes(6).toString("hex");
   const requests: FakeApiServer["requests"] = [];
   let base = "";
@@ -53,8 +67,12 @@ async function startApiServer(opts: { issuer: string; token: string; jwksUri?: (
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (auth !== `Bearer ${opts.token}`) return send(401, { kind: "Status", code: 401, reason: "Unauthorized" });
-    switch (req.url) {
+    if (opts.token !== undefined && auth !== `Bearer ${opts.token}`)
+      return send(401, { kind: "Status", code: 401, reason: "Unauthorized" });
+    const url = (req.url ?? "").endsWith("/.well-known/openid-configuration")
+      ? "/.well-known/openid-configuration"
+      : req.url;
+    switch (url) {
       case "/version":
         return send(200, { major: "1", minor: "31", gitVersion: "v1.31.0" });
       case "/.well-known/openid-configuration":
@@ -66,6 +84,9 @@ async function startApiServer(opts: { issuer: string; token: string; jwksUri?: (
           id_token_signing_alg_values_supported: ["RS256"],
         });
       case "/openid/v1/jwks":
+        // Like kube-apiserver: the JWKS is application/jwk-set+json (406 for Accept: application/json only).
+        if (!/application\/jwk-set\+json|\*\/\*/.test(req.headers.accept ?? ""))
+          return send(406, { kind: "Status", code: 406 });
         return send(200, { keys: [{ use: "sig", kty: "RSA", kid, alg: "RS256", n: "sXch", e: "AQAB" }] });
       default:
         return send(404, { kind: "Status", code: 404 });
@@ -105,10 +126,15 @@ interface Run {
 /** Runs a command without the parent's environment (no stray NVCF_* or KUBECONFIG leaks in). */
 function spawn(file: string, args: string[], env: Record<string, string>, cwd?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...env }, cwd, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      file,
+      args,
+      { env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...env }, cwd, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -148,7 +174,9 @@ function sandbox(server: string, kubeToken: string): Sandbox {
     cli: (args, extraEnv = {}) => spawn(CLI, ["--config", config, ...args], { ...env, ...extraEnv }, dir),
     registry: () => {
       const f = path.join(icms, `${NCA}.json`);
-      return fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, "utf8")) as { clusters: Record<string, unknown>[] }).clusters : [];
+      return fs.existsSync(f)
+        ? (JSON.parse(fs.readFileSync(f, "utf8")) as { clusters: Record<string, unknown>[] }).clusters
+        : [];
     },
     writeConfig: (doc) => fs.writeFileSync(config, typeof doc === "string" ? doc : yaml.dump(doc)),
   };
@@ -276,7 +304,11 @@ describe("init", () => {
   test("cluster commands without init fail and point at init; an expired token fails too", async () => {
     const sb = sandbox(gpuA.url, "kube-token-a");
     const before = gpuA.requests.length;
-    for (const args of [registerArgs(sb, "gpu-a"), ["cluster", "delete", "--cluster-id", "x", "--nca-id", NCA], ["cluster", "list", "--nca-id", NCA]]) {
+    for (const args of [
+      registerArgs(sb, "gpu-a"),
+      ["cluster", "delete", "--cluster-id", "x", "--nca-id", NCA],
+      ["cluster", "list", "--nca-id", NCA],
+    ]) {
       const r = await sb.cli(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/nvcf-cli init/);
@@ -347,11 +379,20 @@ describe("cluster register", () => {
     // The block is exactly the §2.7 shape (no clusterName, no host overrides).
     const block = yaml.load(lines.slice(marker + 2).join("\n")) as Record<string, unknown>;
     expect(Object.keys(block)).toEqual(["clusterID", "clusterGroupID", "ncaID", "region", "selfManaged"]);
-    expect(Object.keys(block["selfManaged"] as object)).toEqual(["identitySource", "icmsServiceURL", "revalServiceURL", "natsURL"]);
+    expect(Object.keys(block["selfManaged"] as object)).toEqual([
+      "identitySource",
+      "icmsServiceURL",
+      "revalServiceURL",
+      "natsURL",
+    ]);
 
     // It read the cluster through the kubeconfig's credentials.
     const seen = gpuA.requests.slice(before);
-    expect(seen.map((q) => q.path)).toEqual(["/version", "/.well-known/openid-configuration", "/openid/v1/jwks"]);
+    expect(seen.map((q) => q.path)).toEqual([
+      "/version",
+      "/.well-known/openid-configuration",
+      "/openid/v1/jwks",
+    ]);
     expect(seen.every((q) => q.auth === "Bearer kube-token-a")).toBe(true);
 
     expect(entry(sb, "gpu-a")).toMatchObject({
@@ -424,11 +465,9 @@ describe("cluster register", () => {
       return [reg.icmsServiceURL, reg.revalServiceURL, reg.natsURL];
     };
     // --icms-url wins over env and config.
-    expect(await values(["--icms-url", "http://sis.nvcf.test:8080"], { NVCF_ICMS_URL: "http://x.test" })).toEqual([
-      "http://sis.nvcf.test:8080",
-      "http://reval.nvcf.test:8080",
-      "nats://nats.nvcf.test:4222",
-    ]);
+    expect(
+      await values(["--icms-url", "http://sis.nvcf.test:8080"], { NVCF_ICMS_URL: "http://x.test" }),
+    ).toEqual(["http://sis.nvcf.test:8080", "http://reval.nvcf.test:8080", "nats://nats.nvcf.test:4222"]);
     // An empty --icms-url counts as unset (cobra), so env NVCF_ICMS_URL applies.
     expect(await values(["--icms-url", ""], { NVCF_ICMS_URL: "https://api.env.test" })).toEqual([
       "https://api.env.test",
@@ -438,8 +477,15 @@ describe("cluster register", () => {
     // Then config icms_url (the gateway address: no prefix, so ReVal is the same URL).
     expect(await values([])).toEqual([GATEWAY, GATEWAY, "nats://203.0.113.20:4222"]);
     // Then base_http_url with api. swapped to sis.
-    sb.writeConfig({ base_http_url: "https://api.example.test", api_keys_service_url: "https://api-keys.example.test" });
-    expect(await values([])).toEqual(["https://sis.example.test", "https://reval.example.test", "nats://nats.example.test:4222"]);
+    sb.writeConfig({
+      base_http_url: "https://api.example.test",
+      api_keys_service_url: "https://api-keys.example.test",
+    });
+    expect(await values([])).toEqual([
+      "https://sis.example.test",
+      "https://reval.example.test",
+      "nats://nats.example.test:4222",
+    ]);
     // Viper env override of a config key.
     expect(await values([], { NVCF_BASE_HTTP_URL: "http://api.override.test:9000" })).toEqual([
       "http://sis.override.test:9000",
@@ -447,7 +493,9 @@ describe("cluster register", () => {
       "nats://nats.override.test:4222",
     ]);
     // --nats-url, then NVCF_NATS_URL.
-    expect((await values(["--nats-url", "nats://n.test:4222"], { NVCF_NATS_URL: "nats://env.test:4222" }))[2]).toBe("nats://n.test:4222");
+    expect(
+      (await values(["--nats-url", "nats://n.test:4222"], { NVCF_NATS_URL: "nats://env.test:4222" }))[2],
+    ).toBe("nats://n.test:4222");
     expect((await values([], { NVCF_NATS_URL: "nats://env.test:4222" }))[2]).toBe("nats://env.test:4222");
     // Nothing configured: an error.
     sb.writeConfig({ api_keys_service_url: "https://api-keys.example.test" });
@@ -458,7 +506,9 @@ describe("cluster register", () => {
 
   test("a host-header key with a scheme is rejected", async () => {
     const sb = sandbox(gpuA.url, "kube-token-a");
-    sb.writeConfig(cliConfigYaml({ ...ENDPOINTS, hosts: { ...ENDPOINTS.hosts, sis: "http://sis.nvcf.test" } }));
+    sb.writeConfig(
+      cliConfigYaml({ ...ENDPOINTS, hosts: { ...ENDPOINTS.hosts, sis: "http://sis.nvcf.test" } }),
+    );
     const r = await sb.cli(["init"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/icms_host must be a bare hostname/);
@@ -487,7 +537,9 @@ describe("cluster register", () => {
     const sb = sandbox(gpuA.url, "kube-token-a");
     await init(sb);
     const args = ["cluster", "register", "--name", "gpu-a", "--nca-id", NCA];
-    const viaEnv = await sb.cli(args, { KUBECONFIG: `${path.join(sb.dir, "missing")}${path.delimiter}${sb.kubeconfig}` });
+    const viaEnv = await sb.cli(args, {
+      KUBECONFIG: `${path.join(sb.dir, "missing")}${path.delimiter}${sb.kubeconfig}`,
+    });
     expect(viaEnv.code).toBe(0);
     const none = await sb.cli(args);
     expect(none.code).toBe(1);
@@ -495,13 +547,18 @@ describe("cluster register", () => {
   });
 
   test("warns when the issuer is the shared in-cluster default", async () => {
-    const vanilla = await startApiServer({ issuer: "https://kubernetes.default.svc.cluster.local", token: "t" });
+    const vanilla = await startApiServer({
+      issuer: "https://kubernetes.default.svc.cluster.local",
+      token: "t",
+    });
     try {
       const sb = sandbox(vanilla.url, "t");
       await init(sb);
       const r = await sb.cli(registerArgs(sb, "gpu-v"));
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/Warning: the cluster's OIDC issuer is https:\/\/kubernetes\.default\.svc\.cluster\.local/);
+      expect(r.stderr).toMatch(
+        /Warning: the cluster's OIDC issuer is https:\/\/kubernetes\.default\.svc\.cluster\.local/,
+      );
       expect(r.stdout).toContain("OIDC Issuer: https://kubernetes.default.svc.cluster.local");
       const quiet = sandbox(gpuA.url, "kube-token-a");
       await init(quiet);
@@ -512,15 +569,61 @@ describe("cluster register", () => {
   });
 
   test("an unreachable jwks_uri on another origin falls back to the API server's /openid/v1/jwks", async () => {
-    const eks = await startApiServer({ issuer: "https://oidc.eks.test/id/X", token: "t", jwksUri: () => "http://127.0.0.1:1/keys" });
+    const eks = await startApiServer({
+      issuer: "https://oidc.eks.test/id/X",
+      token: "t",
+      jwksUri: () => "http://127.0.0.1:1/keys",
+    });
+    // kube-apiserver advertises its JWKS under its advertise address, which may be unreachable (kwok: 192.0.2.2).
+    const kwok = await startApiServer({
+      issuer: "https://kubernetes.default.svc.cluster.local",
+      token: "t",
+      jwksUri: () => "https://192.0.2.2:6443/openid/v1/jwks",
+    });
     try {
-      const sb = sandbox(eks.url, "t");
-      await init(sb);
-      const r = await sb.cli(registerArgs(sb, "gpu-e"));
-      expect(r.code).toBe(0);
-      expect(entry(sb, "gpu-e")).toMatchObject({ jwksUri: `${eks.url}/openid/v1/jwks`, jwksKeyIds: [eks.kid] });
+      for (const [srv, name] of [
+        [eks, "gpu-e"],
+        [kwok, "gpu-k"],
+      ] as const) {
+        const sb = sandbox(srv.url, "t");
+        await init(sb);
+        const started = Date.now();
+        const r = await sb.cli(registerArgs(sb, name));
+        expect(r.stderr).not.toMatch(/Error/);
+        expect(r.code).toBe(0);
+        expect(Date.now() - started).toBeLessThan(4000);
+        expect(entry(sb, name)).toMatchObject({
+          jwksUri: `${srv.url}/openid/v1/jwks`,
+          jwksKeyIds: [srv.kid],
+        });
+      }
+      expect(kwok.requests.filter((q) => q.path === "/openid/v1/jwks")).toHaveLength(1);
     } finally {
       await eks.close();
+      await kwok.close();
+    }
+  });
+
+  test("--oidc-issuer-url reads that issuer's discovery document directly (source custom, or spire)", async () => {
+    const issuer = await startApiServer({ issuer: "", jwksUri: (base) => `${base}/openid/v1/jwks` });
+    try {
+      const sb = sandbox(gpuA.url, "kube-token-a");
+      await init(sb);
+      for (const [suffix, source] of [
+        ["/custom", "custom"],
+        ["/spire-oidc", "spire"],
+      ] as const) {
+        const r = await sb.cli(
+          registerArgs(sb, "gpu-a", ["--ignore-existing", "--oidc-issuer-url", `${issuer.url}${suffix}`]),
+        );
+        expect(r.stderr).not.toMatch(/Error/);
+        expect(parseRegistration(r.stdout).identitySource).toBe(source);
+        expect(r.stdout).toContain(`OIDC Issuer: ${issuer.url}${suffix}`);
+      }
+      expect(issuer.requests.map((q) => q.path)).toContain("/spire-oidc/.well-known/openid-configuration");
+      expect(issuer.requests.every((q) => q.auth === "")).toBe(true); // the cluster's credentials stay with the cluster
+    } finally {
+      await issuer.close();
     }
   });
 
@@ -568,7 +671,16 @@ describe("cluster delete and list", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/not found/);
 
-    const ignored = await sb.cli(["cluster", "delete", "--cluster-id", reg.clusterID, "--nca-id", NCA, "--ignore-missing", "--force"]);
+    const ignored = await sb.cli([
+      "cluster",
+      "delete",
+      "--cluster-id",
+      reg.clusterID,
+      "--nca-id",
+      NCA,
+      "--ignore-missing",
+      "--force",
+    ]);
     expect(ignored.code).toBe(0);
     expect(sb.registry().map((c) => c["name"])).toEqual(["gpu-b"]);
 
@@ -606,7 +718,10 @@ describe("components/registration.ts scripts", () => {
   let captured: Captured | undefined;
   let icmsDir: string;
   const runScript = (script: string, env: Record<string, string>) =>
-    spawn(captured!.interpreter[0]!, [...captured!.interpreter.slice(1), script], { NVCF_CLI_ICMS_DIR: icmsDir, ...env });
+    spawn(captured!.interpreter[0]!, [...captured!.interpreter.slice(1), script], {
+      NVCF_CLI_ICMS_DIR: icmsDir,
+      ...env,
+    });
 
   beforeAll(() => {
     icmsDir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-cli-icms-"));
@@ -614,7 +729,8 @@ describe("components/registration.ts scripts", () => {
     pulumi.runtime.setMocks(
       {
         async newResource(args) {
-          if (args.type !== "command:local:Command") return { id: args.custom ? `${args.name}-id` : undefined, state: {} };
+          if (args.type !== "command:local:Command")
+            return { id: args.custom ? `${args.name}-id` : undefined, state: {} };
           const inputs = unwrapSecrets(args.inputs) as Record<string, unknown>;
           captured = {
             create: String(inputs["create"]),
@@ -648,7 +764,12 @@ describe("components/registration.ts scripts", () => {
       cliPath: CLI,
     });
     const reg = await new Promise<Registration>((resolve) => comp.registration.apply(resolve));
-    expect(reg).toMatchObject({ ncaID: NCA, region: "us-east-1", identitySource: "psat", icmsServiceURL: GATEWAY });
+    expect(reg).toMatchObject({
+      ncaID: NCA,
+      region: "us-east-1",
+      identitySource: "psat",
+      icmsServiceURL: GATEWAY,
+    });
     expect(reg.clusterID).toMatch(UUID);
     const c = captured!;
     expect(c.environment["NVCF_KUBECONFIG"]).toBe(kubeconfig);
@@ -659,12 +780,22 @@ describe("components/registration.ts scripts", () => {
     expect(rerun.stdout.split("\n")[0]).toBe(`clusterID: ${reg.clusterID}`);
     expect(rerun.stdout).not.toContain(HELM_VALUES_MARKER);
     expect(parseRegistration(rerun.stdout)).toEqual(reg);
-    const registry = () => (JSON.parse(fs.readFileSync(path.join(icmsDir, `${NCA}.json`), "utf8")) as { clusters: Record<string, unknown>[] }).clusters;
-    expect(registry()).toEqual([expect.objectContaining({ name: "gpu-a", registerCount: 2, apiServer: gpuA.url })]);
+    const registry = () =>
+      (
+        JSON.parse(fs.readFileSync(path.join(icmsDir, `${NCA}.json`), "utf8")) as {
+          clusters: Record<string, unknown>[];
+        }
+      ).clusters;
+    expect(registry()).toEqual([
+      expect.objectContaining({ name: "gpu-a", registerCount: 2, apiServer: gpuA.url }),
+    ]);
     expect(rerun.stdout + rerun.stderr).not.toMatch(TOKEN);
 
     // A failing register is reported with the CLI's error, without a token.
-    const down = await runScript(c.create, { ...c.environment, NVCF_KUBECONFIG: kubeconfigYaml("http://127.0.0.1:1", "x") });
+    const down = await runScript(c.create, {
+      ...c.environment,
+      NVCF_KUBECONFIG: kubeconfigYaml("http://127.0.0.1:1", "x"),
+    });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cluster register failed for gpu-a/);
     expect(down.stderr).toMatch(/cannot reach the Kubernetes API server/);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Every test: type check and lint, the unit tests (Pulumi mocks), then the end-to-end suite that runs the
+# real pulumi CLI against fresh local clusters (up, second preview with no changes, compute planes,
+# re-registration, refused wrong-order destroy, ordered destroy). Builds or reuses the toolchain first.
+# Ends with one line "N passed, N failed".
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+bash scripts/toolchain.sh || die "toolchain build failed"
+# shellcheck source=scripts/env.sh
+source scripts/env.sh
+bash scripts/npm-install.sh || die "npm ci failed"
+
+results=$(mktemp -d)
+status=0
+log "type check and lint"
+npx tsc --noEmit -p tsconfig.json || status=1
+npm run --silent lint || status=1
+
+log "unit tests"
+npx jest --selectProjects unit --ci --json --outputFile="$results/unit.json" || status=1
+
+log "end-to-end tests (fresh local clusters)"
+bash scripts/cluster.sh down >/dev/null 2>&1 || true
+if bash scripts/cluster.sh up >/dev/null; then
+  npx jest --selectProjects e2e --ci --runInBand --json --outputFile="$results/e2e.json" || status=1
+else
+  status=1
+fi
+bash scripts/cluster.sh down >/dev/null 2>&1 || true
+
+node -e '
+  const fs = require("fs");
+  let p = 0, f = 0;
+  for (const n of ["unit.json", "e2e.json"]) {
+    const file = process.argv[1] + "/" + n;
+    if (!fs.existsSync(file)) { f += 1; console.error("no results for " + n); continue; }
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    p += r.numPassedTests; f += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
+  }
+  console.log(p + " passed, " + f + " failed");
+' "$results"
+exit $status

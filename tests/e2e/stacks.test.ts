@@ -1,0 +1,380 @@
+/**
+ * End to end: the real `pulumi` CLI (scripts/toolchain.sh) against the local kwok clusters
+ * (scripts/cluster.sh up), with the stand-in charts and the stand-in nvcf-cli. Runs in a copy of the
+ * project (so config edits never touch the checkout) with a fresh local state backend.
+ *
+ * Order: up dev → no-change preview → add-on adds only its release → up both GPU clusters → operator
+ * identity and node tuner checked on the clusters → no-change previews → a region change re-registers
+ * only that cluster → wrong-order destroy refused → ordered destroy leaves nothing behind.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as yaml from "js-yaml";
+import { enabledReleases } from "../../catalog/releases";
+import { validateConfig } from "../../config/load";
+import type { ControlPlaneConfig } from "../../config/schema";
+import { controlFlags } from "../../values/control";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
+const KUBECONFIG = path.join(CACHE, "clusters/kubeconfig");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-"));
+const state = path.join(work, ".state");
+const icms = path.join(work, ".icms");
+const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PULUMI_BACKEND_URL: `file://${state}`,
+  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
+  KUBECONFIG,
+  NVCF_CLI_ICMS_DIR: icms,
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+/** Everything each pulumi command printed, to search for leaked secrets at the end. */
+const transcript: string[] = [];
+
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; allowFail?: boolean } = {},
+): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, {
+    cwd: opts.cwd ?? work,
+    env,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (cmd === "pulumi") transcript.push(`$ ${cmd} ${args.join(" ")}\n${r.stdout}\n${r.stderr}`);
+  if (!opts.allowFail && r.status !== 0) {
+    throw new Error(
+      `${cmd} ${args.join(" ")} exited ${r.status}\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-6000)}`,
+    );
+  }
+  return r;
+}
+const pulumi = (stack: string, ...args: string[]) =>
+  run("pulumi", [...args, "-s", stack, "--non-interactive"]);
+const pulumiMayFail = (stack: string, ...args: string[]) =>
+  run("pulumi", [...args, "-s", stack, "--non-interactive"], { allowFail: true });
+const kubectl = (context: string, ...args: string[]) =>
+  run("kubectl", ["--context", `kwok-nvcf-${context}`, ...args]).stdout;
+const outputs = (stack: string) =>
+  JSON.parse(pulumi(stack, "stack", "output", "--json").stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const icmsRegistry = () => JSON.parse(fs.readFileSync(path.join(icms, "nvcf-default.json"), "utf8"));
+
+/** Helm releases recorded as deployed in a cluster (Helm's own storage secrets). */
+function deployedReleases(context: string): string[] {
+  const out = kubectl(
+    context,
+    "get",
+    "secrets",
+    "-A",
+    "-l",
+    "owner=helm,status=deployed",
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.labels.name}{"\\n"}{end}',
+  );
+  return out.split("\n").filter(Boolean).sort();
+}
+
+/** Fails unless every Deployment, StatefulSet and DaemonSet in the given namespaces is fully ready. */
+function expectWorkloadsReady(context: string, namespaces: string[]) {
+  for (const ns of namespaces) {
+    const items = JSON.parse(kubectl(context, "get", "deploy,statefulset,daemonset", "-n", ns, "-o", "json"))
+      .items as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const w of items) {
+      const want = w.kind === "DaemonSet" ? w.status.desiredNumberScheduled : (w.spec.replicas ?? 1);
+      const ready = w.kind === "DaemonSet" ? w.status.numberReady : (w.status.readyReplicas ?? 0);
+      expect([`${ns}/${w.kind}/${w.metadata.name}`, ready]).toEqual([
+        `${ns}/${w.kind}/${w.metadata.name}`,
+        want,
+      ]);
+    }
+  }
+}
+
+function devConfig(): ControlPlaneConfig {
+  const doc = yaml.load(fs.readFileSync(path.join(work, "Pulumi.dev.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  const raw: Record<string, string> = {};
+  for (const [k, v] of Object.entries(doc.config)) {
+    const key = k.replace(/^nvcf:/, "");
+    raw[key] =
+      typeof v === "object" && v !== null && "secure" in v
+        ? REGISTRY_KEY
+        : typeof v === "string"
+          ? v
+          : JSON.stringify(v);
+  }
+  return validateConfig(raw, new Set(["registryKey"]), "dev") as ControlPlaneConfig;
+}
+
+beforeAll(() => {
+  // A private copy of the project: config edits stay here; node_modules is shared read-only.
+  for (const entry of fs.readdirSync(ROOT)) {
+    if ([".git", "node_modules", ".pulumi-state", "coverage"].includes(entry)) continue;
+    fs.cpSync(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
+  }
+  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"));
+  fs.mkdirSync(state, { recursive: true });
+  fs.mkdirSync(icms, { recursive: true });
+  for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) run("pulumi", ["stack", "init", s, "--non-interactive"]);
+});
+
+afterAll(() => {
+  // Best effort: leave no stack behind even when a test failed half-way.
+  for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"]) pulumiMayFail(s, "destroy", "--yes", "--skip-preview");
+});
+
+describe("control plane", () => {
+  test("pulumi up of dev installs every enabled release and every workload becomes ready", () => {
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    const cfg = devConfig();
+    const want = enabledReleases("control", cfg.bundleVersion, controlFlags(cfg))
+      .map((r) => r.name)
+      .sort();
+    expect(deployedReleases("dev")).toEqual(want);
+    expectWorkloadsReady("dev", [
+      "nats-system",
+      "vault-system",
+      "cassandra-system",
+      "api-keys",
+      "sis",
+      "ess",
+      "nvcf",
+      "monitoring",
+    ]);
+    const out = outputs("dev");
+    for (const r of want) expect([r, out["releases"][r]]).toEqual([r, "deployed"]);
+  });
+
+  test("the hook jobs ran: OpenBao init and migrations, Cassandra init and migrations, account bootstrap", () => {
+    // Hook Jobs stay until their delete policy removes them; the account bootstrap is TTL-deleted after 300 s.
+    const jobs = (ns: string) =>
+      kubectl(
+        "dev",
+        "get",
+        "jobs",
+        "-n",
+        ns,
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.name}={.status.succeeded}{"\\n"}{end}',
+      );
+    expect(jobs("vault-system")).toMatch(/openbao-server-initialize-cluster=1/);
+    expect(jobs("vault-system")).toMatch(/openbao-server-migrations=1/);
+    expect(jobs("cassandra-system")).toMatch(/initialize-cluster=1/);
+    expect(jobs("cassandra-system")).toMatch(/migrations=1/);
+    expect(jobs("nvcf")).toMatch(/nvcf-api-account-bootstrap=1/);
+  });
+
+  test("the Cassandra password is the same in both places, and not the chart default", () => {
+    const job = JSON.parse(
+      kubectl("dev", "get", "job", "openbao-server-migrations", "-n", "vault-system", "-o", "json"),
+    );
+    const env = job.spec.template.spec.containers[0].env as { name: string; value: string }[];
+    const fromOpenbao = env.find((e) => e.name === "DEFAULT_CASSANDRA_PASSWORD")?.value;
+    const secrets = JSON.parse(kubectl("dev", "get", "secrets", "-n", "cassandra-system", "-o", "json"))
+      .items as { data?: Record<string, string> }[];
+    const role = secrets.find((x) => x.data?.["SERVICE_ROLE_PASSWORD"]);
+    const fromCassandra = Buffer.from(role!.data!["SERVICE_ROLE_PASSWORD"], "base64").toString();
+    expect(fromOpenbao).toBeTruthy();
+    expect(fromCassandra).toBe(fromOpenbao);
+    expect(fromCassandra).not.toBe("ch@ng3m3");
+    expect(env.find((e) => e.name === "ADMIN_CLIENT_ID")?.value).toBe("ncp");
+    const sidecar = env.find((e) => e.name === "NVCF_API_SIDECARS_IMAGE_PULL_SECRET")?.value ?? "";
+    expect(Buffer.from(sidecar, "base64").toString()).toBe(`robot:${REGISTRY_KEY}`);
+  });
+
+  test("a second preview shows no changes", () => {
+    pulumi("dev", "preview", "--expect-no-changes", "--diff");
+  });
+
+  test("enabling an add-on adds only that add-on", () => {
+    pulumi("dev", "config", "set", "--path", "nvcf:addons.nvcfUi.enabled", "true");
+    const plan = JSON.parse(pulumi("dev", "preview", "--json").stdout) as {
+      steps: { op: string; urn: string }[];
+    };
+    const changed = plan.steps
+      .filter((s) => s.op !== "same")
+      .map((s) => `${s.op} ${s.urn.split("::").pop()}`)
+      .sort();
+    expect(changed).toEqual(
+      [
+        "create nvcf-ns-nvcf-ui",
+        "create nvcf-nvcf-ui",
+        "create nvcf-nvcf-ui",
+        "create nvcf-pull-nvcf-ui",
+        "update nvcf-ingress",
+        "update nvcf-teardown-guard",
+      ].sort(),
+    );
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(deployedReleases("dev")).toContain("nvcf-ui");
+    pulumi("dev", "preview", "--expect-no-changes");
+  });
+});
+
+describe("compute planes", () => {
+  test("up of dev-gpu-a and dev-gpu-b; the operator gets exactly the IDs registration returned", () => {
+    const regs = outputs("dev")["clusterRegistrations"];
+    for (const [stack, cluster] of [
+      ["dev-gpu-a", "gpu-a"],
+      ["dev-gpu-b", "gpu-b"],
+    ] as const) {
+      pulumi(stack, "up", "--yes", "--skip-preview");
+      const ctx = stack.replace("dev-", "");
+      expect(deployedReleases(ctx)).toEqual(["nvca-operator"]);
+      expectWorkloadsReady(ctx, ["nvca-operator"]);
+      const dto = yaml.load(
+        kubectl(
+          ctx,
+          "get",
+          "cm",
+          "nvcfbackend-self-managed",
+          "-n",
+          "nvca-operator",
+          "-o",
+          "jsonpath={.data.cluster-dto\\.yaml}",
+        ),
+      ) as Record<string, unknown>;
+      expect(dto["clusterId"]).toBe(regs[cluster].clusterID);
+      expect(dto["clusterGroupId"]).toBe(regs[cluster].clusterGroupID);
+      expect(dto["region"]).toBe(cluster === "gpu-a" ? "us-west-1" : "us-east-1");
+      for (const ns of ["nvca-operator", "nvca-system", "nvcf-backend"]) {
+        expect(kubectl(ctx, "get", "secret", "nvcr-pull-secret", "-n", ns, "-o", "jsonpath={.type}")).toBe(
+          "kubernetes.io/dockerconfigjson",
+        );
+      }
+    }
+  });
+
+  test("the inotify tuner runs on every GPU node", () => {
+    for (const ctx of ["gpu-a", "gpu-b"]) {
+      const gpuNodes = kubectl(
+        ctx,
+        "get",
+        "nodes",
+        "-l",
+        "nvidia.com/gpu.present=true",
+        "-o",
+        "jsonpath={.items[*].metadata.name}",
+      )
+        .split(" ")
+        .filter(Boolean)
+        .sort();
+      expect(gpuNodes.length).toBeGreaterThan(0);
+      const pods = JSON.parse(
+        kubectl(
+          ctx,
+          "get",
+          "pods",
+          "-n",
+          "kube-system",
+          "-l",
+          "app.kubernetes.io/name=node-inotify-tuner",
+          "-o",
+          "json",
+        ),
+      ).items as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const running = pods.filter((p) => p.status.phase === "Running").map((p) => p.spec.nodeName);
+      for (const n of gpuNodes) expect(running).toContain(n);
+    }
+  });
+
+  test("second previews of all three stacks show no changes", () => {
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) pulumi(s, "preview", "--expect-no-changes");
+  });
+
+  test("changing a cluster's region re-registers only that cluster", () => {
+    const before = icmsRegistry();
+    pulumi("dev", "config", "set", "--path", "nvcf:gpuClusters[1].region", "eu-west-1");
+    const plan = JSON.parse(pulumi("dev", "preview", "--json").stdout) as {
+      steps: { op: string; urn: string }[];
+    };
+    const changed = plan.steps.filter((s) => s.op !== "same").map((s) => s.urn.split("::").pop());
+    expect(new Set(changed)).toEqual(new Set(["nvcf-register-gpu-b-register"]));
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    const after = icmsRegistry();
+    const find = (reg: any, name: string) => (reg.clusters ?? reg).find((c: any) => c.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(find(after, "gpu-a").registerCount).toBe(find(before, "gpu-a").registerCount);
+    expect(find(after, "gpu-b").region).toBe("eu-west-1");
+    pulumi("dev-gpu-b", "up", "--yes", "--skip-preview");
+    const dto = yaml.load(
+      kubectl(
+        "gpu-b",
+        "get",
+        "cm",
+        "nvcfbackend-self-managed",
+        "-n",
+        "nvca-operator",
+        "-o",
+        "jsonpath={.data.cluster-dto\\.yaml}",
+      ),
+    ) as Record<string, unknown>;
+    expect(dto["region"]).toBe("eu-west-1");
+    pulumi("dev-gpu-a", "preview", "--expect-no-changes");
+  });
+});
+
+describe("teardown", () => {
+  test("destroying the control plane while compute planes reference it is refused, and nothing is touched", () => {
+    const r = pulumiMayFail("dev", "destroy", "--yes", "--skip-preview");
+    expect(r.status).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(
+      /refusing to destroy control-plane stack organization\/nvcf\/dev: compute-plane stack\(s\).*dev-gpu-a/,
+    );
+    expect(deployedReleases("dev")).toContain("cassandra");
+    pulumi("dev", "preview", "--expect-no-changes");
+  });
+
+  test("compute planes destroy in order and leave none of their namespaces", () => {
+    for (const [stack, ctx] of [
+      ["dev-gpu-a", "gpu-a"],
+      ["dev-gpu-b", "gpu-b"],
+    ] as const) {
+      const r = pulumi(stack, "destroy", "--yes", "--skip-preview");
+      expect(r.stdout).toMatch(/nvca-system is empty/);
+      const ns = kubectl(ctx, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}");
+      for (const n of ["nvca-operator", "nvca-system", "nvcf-backend"])
+        expect(ns.split(" ")).not.toContain(n);
+      expect(kubectl(ctx, "get", "crd", "-o", "name")).not.toMatch(/nvcfbackends/);
+      expect(kubectl(ctx, "get", "ds", "-n", "kube-system", "-o", "name")).not.toMatch(/node-inotify-tuner/);
+    }
+  });
+
+  test("then the control plane destroys, deregisters its clusters and leaves no namespace behind", () => {
+    pulumi("dev", "destroy", "--yes", "--skip-preview");
+    const ns = kubectl("dev", "get", "ns", "-o", "jsonpath={.items[*].metadata.name}").split(" ");
+    for (const n of [
+      "nats-system",
+      "cert-manager",
+      "vault-system",
+      "cassandra-system",
+      "api-keys",
+      "sis",
+      "ess",
+      "nvcf",
+      "nvcf-ui",
+      "monitoring",
+    ])
+      expect(ns).not.toContain(n);
+    expect(deployedReleases("dev")).toEqual([]);
+    const reg = icmsRegistry();
+    expect((reg.clusters ?? reg).length).toBe(0);
+  });
+
+  test("no secret appeared in plain text in any command output or in the exported state", () => {
+    const exported = ["dev", "dev-gpu-a", "dev-gpu-b"]
+      .map((s) => pulumi(s, "stack", "export", "--show-secrets=false").stdout)
+      .join("\n");
+    const all = transcript.join("\n") + exported;
+    expect(all).not.toContain(REGISTRY_KEY);
+    expect(all).not.toContain(Buffer.from(`robot:${REGISTRY_KEY}`).toString("base64"));
+    expect(all).not.toMatch(/nvapi-stand-in-[0-9a-f]+/);
+  });
+});
