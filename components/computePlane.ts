@@ -31,18 +31,18 @@ const DRAIN = `set -euo pipefail
 umask 077
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 args=()
-if [ -n "\${NVCF_KUBECONFIG:-}" ]; then printf '%s' "$NVCF_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
-if [ -n "\${NVCF_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCF_KUBE_CONTEXT"); fi
-k() { "$NVCF_KUBECTL" "\${args[@]}" "$@"; }
+if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
+if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
+k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
 if k get crd nvcfbackends.nvcf.nvidia.io >/dev/null 2>&1; then
   k delete nvcfbackends.nvcf.nvidia.io --all -n nvca-operator --timeout=120s --ignore-not-found
 fi
-for i in $(seq 1 "$NVCF_DRAIN_SECONDS"); do
+for i in $(seq 1 "$NVCFP_DRAIN_SECONDS"); do
   n=$(k get pods -n nvca-system --no-headers 2>/dev/null | wc -l)
   [ "$n" -eq 0 ] && { echo "nvca-system is empty"; exit 0; }
   sleep 1
 done
-echo "nvca-system still has pods after $NVCF_DRAIN_SECONDS s; undeploy functions and check NVCFBackend finalizers" >&2
+echo "nvca-system still has pods after $NVCFP_DRAIN_SECONDS s; undeploy functions and check NVCFBackend finalizers" >&2
 exit 1
 `;
 
@@ -136,10 +136,10 @@ export class ComputePlane extends pulumi.ComponentResource {
         delete: DRAIN,
         interpreter: ["/bin/bash", "-c"],
         environment: {
-          NVCF_KUBECTL: cfg.kubectlPath,
-          NVCF_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
-          NVCF_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
-          NVCF_DRAIN_SECONDS: "600",
+          NVCFP_KUBECTL: cfg.kubectlPath,
+          NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
+          NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
+          NVCFP_DRAIN_SECONDS: "600",
         },
       },
       { parent: this, dependsOn: [this.releases["nvca-operator"]] },

@@ -24,42 +24,52 @@ export interface ClusterRegistrationArgs {
 /*
  * The scripts write the CLI config and kubeconfig into a private temporary directory (HOME too, so the
  * CLI's token state file dies with it), never print the admin token (init's output is discarded, errors
- * are redacted), and print only the Helm values block of `cluster register`.
+ * and warnings are redacted), and print only the Helm values block of `cluster register`. Settings reach
+ * the scripts as NVCFP_* variables; every variable the CLI itself would read (NVCF_*, API_KEYS_*, except
+ * its own NVCF_CLI_* settings) is removed first, so the operator's shell cannot override the config.
  */
 const PRELUDE = `set -euo pipefail
 umask 077
+for v in $(compgen -e | grep -E '^(NVCF_|API_KEYS_)' | grep -v '^NVCF_CLI_' || true); do unset "$v"; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME="$work"
-printf '%s' "$NVCF_CLI_CONFIG_YAML" > "$work/cli.yaml"
+printf '%s' "$NVCFP_CLI_CONFIG_YAML" > "$work/cli.yaml"
 redact() { sed -E 's/(nvapi-|eyJ)[A-Za-z0-9._-]+/[redacted]/g; s/("?(token|value|api_key)"?[:=] *)"?[^", ]+/\\1[redacted]/Ig' >&2; }
-if ! "$NVCF_CLI" --config "$work/cli.yaml" init >/dev/null 2>"$work/init.err"; then
+if [ -z "$NVCFP_ICMS_URL" ]; then
+  echo "the control plane's gateway address is empty: set nvcf:gateway.address or wait until the Gateway reports one" >&2; exit 1
+fi
+if ! "$NVCFP_CLI" --config "$work/cli.yaml" init >/dev/null 2>"$work/init.err"; then
   echo "nvcf-cli init failed:" >&2; redact < "$work/init.err"; exit 1
 fi
 `;
 
-const CREATE = `${PRELUDE}printf '%s' "$NVCF_KUBECONFIG" > "$work/kubeconfig"
-if ! "$NVCF_CLI" --config "$work/cli.yaml" cluster register --name "$NVCF_CLUSTER_NAME" --nca-id "$NVCF_NCA_ID" \\
-    --region "$NVCF_REGION" --icms-url "$NVCF_ICMS_URL" --kubeconfig "$work/kubeconfig" --ignore-existing \\
+const CREATE = `${PRELUDE}printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
+if ! "$NVCFP_CLI" --config "$work/cli.yaml" cluster register --name "$NVCFP_CLUSTER_NAME" --nca-id "$NVCFP_NCA_ID" \\
+    --region "$NVCFP_REGION" --icms-url "$NVCFP_ICMS_URL" --kubeconfig "$work/kubeconfig" --ignore-existing \\
     >"$work/out" 2>"$work/err"; then
-  echo "nvcf-cli cluster register failed for $NVCF_CLUSTER_NAME (API server $NVCF_API_SERVER):" >&2
+  echo "nvcf-cli cluster register failed for $NVCFP_CLUSTER_NAME (API server $NVCFP_API_SERVER):" >&2
   redact < "$work/err"; exit 1
+fi
+redact < "$work/err"
+if ! grep -q '^clusterID:' "$work/out"; then
+  echo "nvcf-cli cluster register printed no Helm values for $NVCFP_CLUSTER_NAME" >&2; exit 1
 fi
 sed -n '/^clusterID:/,$p' "$work/out"
 `;
 
-const DELETE = `${PRELUDE}id=$(printf '%s\\n' "\${PULUMI_COMMAND_STDOUT:-}" | awk '/^clusterID:/ { gsub(/"/, "", $2); print $2; exit }')
-if [ -z "$id" ]; then echo "no recorded clusterID for $NVCF_CLUSTER_NAME; nothing to deregister" >&2; exit 0; fi
-"$NVCF_CLI" --config "$work/cli.yaml" cluster delete --cluster-id "$id" --nca-id "$NVCF_NCA_ID" --ignore-missing >/dev/null 2>"$work/err" || {
-  echo "nvcf-cli cluster delete failed for $NVCF_CLUSTER_NAME ($id):" >&2; redact < "$work/err"; exit 1; }
-echo "deregistered $NVCF_CLUSTER_NAME ($id)"
+const DELETE = `${PRELUDE}id=$(printf '%s\\n' "\${PULUMI_COMMAND_STDOUT:-}" | sed -n 's/^clusterID:[[:space:]]*//p' | head -n1 | tr -d "\\"'")
+if [ -z "$id" ]; then echo "no recorded clusterID for $NVCFP_CLUSTER_NAME; nothing to deregister" >&2; exit 0; fi
+"$NVCFP_CLI" --config "$work/cli.yaml" cluster delete --cluster-id "$id" --nca-id "$NVCFP_NCA_ID" --ignore-missing >/dev/null 2>"$work/err" || {
+  echo "nvcf-cli cluster delete failed for $NVCFP_CLUSTER_NAME ($id):" >&2; redact < "$work/err"; exit 1; }
+echo "deregistered $NVCFP_CLUSTER_NAME ($id)"
 `;
 
 /**
  * Registers one GPU cluster. Re-runs exactly when its inputs change: the cluster name, NCA id or region
- * replace the registration (deregister, then register); endpoints, the CLI path or the cluster's API
- * server re-run `register --ignore-existing` (same IDs, refreshed issuer and JWKS). Nothing else re-runs it
- * (user report C11). On delete it deregisters (`cluster delete --ignore-missing`).
+ * replace the registration (deregister, then register); endpoints, the CLI path, the cluster's API server
+ * or its kubeconfig re-run `register --ignore-existing` (same IDs, refreshed JWKS). Nothing else re-runs
+ * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`).
  *
  * Output: `registration`, the typed values that followed the helm-values marker (plain: IDs and URLs are
  * not secret). Throws at deploy time when the CLI fails or returns empty IDs (spec §4 row 15).
@@ -77,14 +87,14 @@ export class ClusterRegistration extends pulumi.ComponentResource {
         delete: DELETE,
         interpreter: ["/bin/bash", "-c"],
         environment: {
-          NVCF_CLI: args.cliPath,
-          NVCF_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
-          NVCF_CLUSTER_NAME: args.clusterName,
-          NVCF_NCA_ID: args.ncaId,
-          NVCF_REGION: args.region,
-          NVCF_ICMS_URL: endpoints.gatewayUrl,
-          NVCF_API_SERVER: args.apiServer,
-          NVCF_KUBECONFIG: pulumi.secret(args.kubeconfig),
+          NVCFP_CLI: args.cliPath,
+          NVCFP_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
+          NVCFP_CLUSTER_NAME: args.clusterName,
+          NVCFP_NCA_ID: args.ncaId,
+          NVCFP_REGION: args.region,
+          NVCFP_ICMS_URL: endpoints.gatewayUrl,
+          NVCFP_API_SERVER: args.apiServer,
+          NVCFP_KUBECONFIG: pulumi.secret(args.kubeconfig),
         },
         triggers: [args.clusterName, args.ncaId, args.region],
         logging: "stderr",

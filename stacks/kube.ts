@@ -20,8 +20,11 @@ export function ambientKubeconfigFiles(env: NodeJS.ProcessEnv = process.env): st
  */
 export function kubeconfigForContext(context: string): { yaml: string; server: string } {
   const files = ambientKubeconfigFiles();
+  // Relative certificate paths resolve against the first kubeconfig file, as kubectl does for most setups.
+  const base = files.length ? path.dirname(files[0]) : process.cwd();
   return minifyKubeconfig(
     files.map((f) => fs.readFileSync(f, "utf8")),
     context,
+    (p) => fs.readFileSync(path.resolve(base, p)),
   );
 }

@@ -63,12 +63,27 @@ export function parseRegistration(stdout: string): ClusterRegistration {
   return r;
 }
 
+/** File-path fields of a kubeconfig and the inline field each becomes when flattened. */
+const FILE_FIELDS: [section: "cluster" | "user", file: string, data: string][] = [
+  ["cluster", "certificate-authority", "certificate-authority-data"],
+  ["user", "client-certificate", "client-certificate-data"],
+  ["user", "client-key", "client-key-data"],
+];
+
 /**
  * Extracts one context from kubeconfig documents as a self-contained kubeconfig (like
- * `kubectl config view --minify --flatten --context X`). Input: kubeconfig YAML texts in KUBECONFIG order,
- * the context name. Output: YAML text. Throws when the context, its cluster or its user is missing.
+ * `kubectl config view --minify --flatten --context X`): certificate and key files are inlined as base64
+ * data, read with `readFile` (paths relative to the kubeconfig they come from, given as `sources`).
+ * Input: kubeconfig YAML texts in KUBECONFIG order, the context name. Output: YAML text and the API
+ * server URL. Throws when the context, its cluster or its user is missing, or a referenced file is.
  */
-export function minifyKubeconfig(texts: string[], context: string): { yaml: string; server: string } {
+export function minifyKubeconfig(
+  texts: string[],
+  context: string,
+  readFile: (path: string) => Buffer = () => {
+    throw new Error("kubeconfig references a file but no reader was given");
+  },
+): { yaml: string; server: string } {
   type Named = { name: string; [k: string]: unknown };
   const docs = texts.map((t) => (yaml.load(t) ?? {}) as Record<string, Named[] | undefined>);
   const find = (kind: string, name: string) => {
@@ -88,11 +103,20 @@ export function minifyKubeconfig(texts: string[], context: string): { yaml: stri
   const user = find("users", ctx.context.user);
   if (!cluster || !user)
     throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
+  const flat = (entry: Named, section: "cluster" | "user"): Named => {
+    const body = { ...((entry[section] ?? {}) as Record<string, unknown>) };
+    for (const [sec, file, data] of FILE_FIELDS) {
+      if (sec !== section || typeof body[file] !== "string") continue;
+      body[data] = readFile(body[file] as string).toString("base64");
+      delete body[file];
+    }
+    return { ...entry, [section]: body };
+  };
   const out = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [cluster],
-    users: [user],
+    clusters: [flat(cluster as Named, "cluster")],
+    users: [flat(user, "user")],
     contexts: [ctx],
     "current-context": context,
   };

@@ -210,8 +210,8 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 break;
               case "command:local:Command": {
                 const env = unwrapSecrets(args.inputs.environment ?? {}) as Record<string, string>;
-                state["stdout"] = env["NVCF_CLUSTER_NAME"]
-                  ? registerOutput(env["NVCF_CLUSTER_NAME"], env["NVCF_REGION"])
+                state["stdout"] = env["NVCFP_CLUSTER_NAME"]
+                  ? registerOutput(env["NVCFP_CLUSTER_NAME"], env["NVCFP_REGION"])
                   : "";
                 state["stderr"] = "";
                 break;

@@ -772,7 +772,7 @@ describe("components/registration.ts scripts", () => {
     });
     expect(reg.clusterID).toMatch(UUID);
     const c = captured!;
-    expect(c.environment["NVCF_KUBECONFIG"]).toBe(kubeconfig);
+    expect(c.environment["NVCFP_KUBECONFIG"]).toBe(kubeconfig);
 
     // Re-run (what an update does): same IDs, the registry counts it; output is the block alone.
     const rerun = await runScript(c.create, c.environment);
@@ -791,10 +791,19 @@ describe("components/registration.ts scripts", () => {
     ]);
     expect(rerun.stdout + rerun.stderr).not.toMatch(TOKEN);
 
+    // The operator's shell cannot override what the program configured (the CLI reads NVCF_* variables).
+    const shell = await runScript(c.create, {
+      ...c.environment,
+      NVCF_NATS_URL: "nats://elsewhere.test:4222",
+      NVCF_BASE_HTTP_URL: "http://elsewhere.test",
+    });
+    expect(shell.code).toBe(0);
+    expect(parseRegistration(shell.stdout).natsURL).toBe(reg.natsURL);
+
     // A failing register is reported with the CLI's error, without a token.
     const down = await runScript(c.create, {
       ...c.environment,
-      NVCF_KUBECONFIG: kubeconfigYaml("http://127.0.0.1:1", "x"),
+      NVCFP_KUBECONFIG: kubeconfigYaml("http://127.0.0.1:1", "x"),
     });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cluster register failed for gpu-a/);

@@ -1,0 +1,111 @@
+/**
+ * nvcf-cli hand-off (spec §2.7, §3.1, §3.3): parsing real-shaped `cluster register` output, the CLI
+ * config the program writes, and kubeconfig extraction for registration.
+ */
+import * as yaml from "js-yaml";
+import {
+  HELM_VALUES_MARKER,
+  cliConfigYaml,
+  kubeconfigServer,
+  minifyKubeconfig,
+  parseRegistration,
+} from "../../values/registration";
+import { registerOutput } from "./harness";
+
+describe("parseRegistration", () => {
+  test("skips summary lines, the marker and the hint; returns typed values", () => {
+    const out = registerOutput("gpu-a", "us-east-1");
+    expect(out).toContain(HELM_VALUES_MARKER);
+    const r = parseRegistration(out);
+    expect(r).toEqual({
+      clusterID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      clusterGroupID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      ncaID: "nvcf-default",
+      region: "us-east-1",
+      identitySource: "psat",
+      icmsServiceURL: "http://203.0.113.10",
+      revalServiceURL: "http://203.0.113.10",
+      natsURL: "nats://203.0.113.10:4222",
+    });
+  });
+  test("quoted values and CRLF line ends", () => {
+    const out =
+      'Cluster ID: x\r\n--- Helm values for nvca-operator ---\r\nclusterID: "abc"\r\nclusterGroupID: "def"\r\nregion: eu\r\n';
+    expect(parseRegistration(out)).toMatchObject({ clusterID: "abc", clusterGroupID: "def", region: "eu" });
+  });
+  test("an output without the values block fails (as the Makefile does)", () => {
+    expect(() => parseRegistration("Error: cluster already exists\n")).toThrow(/no Helm values/);
+  });
+  test("empty IDs fail (spec §4 row 15)", () => {
+    expect(() => parseRegistration('clusterID: ""\nclusterGroupID: g\n')).toThrow(
+      /empty clusterID or clusterGroupID/,
+    );
+  });
+});
+
+test("the CLI config carries the gateway URL and the host-header overrides, no secret (spec §3.1)", () => {
+  const doc = yaml.load(
+    cliConfigYaml({
+      gatewayUrl: "http://gw",
+      hosts: { api: "api.d", apiKeys: "api-keys.d", sis: "sis.d", invocation: "invocation.d" },
+      ncaId: "nca",
+    }),
+  ) as Record<string, string>;
+  expect(doc).toEqual({
+    base_http_url: "http://gw",
+    invoke_url: "http://gw",
+    api_keys_service_url: "http://gw",
+    icms_url: "http://gw",
+    api_keys_host: "api-keys.d",
+    api_host: "api.d",
+    icms_host: "sis.d",
+    invoke_host: "invocation.d",
+    api_keys_service_id: "nvidia-cloud-functions-ncp-service-id-aketm",
+    api_keys_issuer_service: "nvcf-api",
+    api_keys_owner_id: "svc@nvcf-api.local",
+    client_id: "nca",
+  });
+});
+
+describe("minifyKubeconfig", () => {
+  const a = yaml.dump({
+    clusters: [
+      { name: "c1", cluster: { server: "https://one:6443", "certificate-authority": "pki/ca.crt" } },
+    ],
+    users: [{ name: "u1", user: { "client-certificate": "/abs/u.crt", "client-key": "/abs/u.key" } }],
+    contexts: [{ name: "ctx1", context: { cluster: "c1", user: "u1" } }],
+  });
+  const b = yaml.dump({
+    clusters: [{ name: "c2", cluster: { server: "https://two:6443" } }],
+    users: [{ name: "u2", user: { token: "t" } }],
+    contexts: [{ name: "ctx2", context: { cluster: "c2", user: "u2" } }],
+  });
+  const files: Record<string, string> = { "pki/ca.crt": "CA", "/abs/u.crt": "CERT", "/abs/u.key": "KEY" };
+
+  test("extracts one context across files and inlines certificate files", () => {
+    const m = minifyKubeconfig([a, b], "ctx1", (p) => Buffer.from(files[p]));
+    expect(m.server).toBe("https://one:6443");
+    const doc = yaml.load(m.yaml) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(doc["current-context"]).toBe("ctx1");
+    expect(doc.clusters).toEqual([
+      {
+        name: "c1",
+        cluster: {
+          server: "https://one:6443",
+          "certificate-authority-data": Buffer.from("CA").toString("base64"),
+        },
+      },
+    ]);
+    expect(doc.users[0].user).toEqual({
+      "client-certificate-data": Buffer.from("CERT").toString("base64"),
+      "client-key-data": Buffer.from("KEY").toString("base64"),
+    });
+    expect(kubeconfigServer(m.yaml)).toBe("https://one:6443");
+  });
+  test("a second file's context", () => {
+    expect(minifyKubeconfig([a, b], "ctx2").server).toBe("https://two:6443");
+  });
+  test("a missing context is named", () => {
+    expect(() => minifyKubeconfig([a, b], "nope")).toThrow(/kubeconfig context "nope" not found/);
+  });
+});
