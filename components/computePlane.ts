@@ -133,9 +133,10 @@ export class ComputePlane extends pulumi.ComponentResource {
       `${name}-drain`,
       {
         create: "true",
-        delete: DRAIN,
+        delete: 'eval "$NVCFP_DRAIN_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
+          NVCFP_DRAIN_SCRIPT: DRAIN,
           NVCFP_KUBECTL: cfg.kubectlPath,
           NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
           NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",

@@ -83,10 +83,12 @@ export class ClusterRegistration extends pulumi.ComponentResource {
     const cmd = new command.local.Command(
       `${name}-register`,
       {
-        create: CREATE,
-        delete: DELETE,
+        create: 'eval "$NVCFP_REGISTER_SCRIPT"',
+        delete: 'eval "$NVCFP_DEREGISTER_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
+          NVCFP_REGISTER_SCRIPT: CREATE,
+          NVCFP_DEREGISTER_SCRIPT: DELETE,
           NVCFP_CLI: args.cliPath,
           NVCFP_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
           NVCFP_CLUSTER_NAME: args.clusterName,

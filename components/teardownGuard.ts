@@ -48,9 +48,10 @@ export class TeardownGuard extends pulumi.ComponentResource {
       name,
       {
         create: "true",
-        delete: CHECK,
+        delete: 'eval "$NVCFP_GUARD_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
+          NVCFP_GUARD_SCRIPT: CHECK,
           NVCF_STACK_FQN: args.stackName,
           NVCF_STACK_SHORT: args.stackName.split("/").pop() ?? args.stackName,
         },

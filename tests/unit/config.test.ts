@@ -6,18 +6,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseRaw, validateConfig } from "../../config/load";
 import { ConfigError } from "../../config/problems";
+import { SECRET_KEYS } from "../../config/schema";
 import { ROOT, readStackFile, sentinel } from "./harness";
 import { baseCompute, baseControl } from "./fixtures/configs";
 
-const SECRET = new Set([
-  "registryKey",
-  "chartRegistryPassword",
-  "cassandraPassword",
-  "sidecarRegistryKey",
-  "functionRegistryKey",
-  "kubeconfig",
-  "gpuClusterKubeconfigs",
-]);
+const SECRET: ReadonlySet<string> = new Set(SECRET_KEYS);
 
 /** The problems of a raw config, as `key: expected` strings (empty when valid). */
 function problems(raw: Record<string, string>, stack = "prod"): { key: string; text: string }[] {

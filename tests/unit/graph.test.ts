@@ -3,6 +3,7 @@
  * parents, dependencies, protection, inputs with secrets masked), architecture rules, secret leaks, and
  * the control plane → compute plane contract.
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { missingListeners } from "../../components/gateway";
@@ -260,6 +261,24 @@ describe("stack reference contract", () => {
         /^"\[secret\]"$|"\.dockerconfigjson":"\[secret\]"/,
       );
   });
+});
+
+test("@pulumi/aws is loaded only when an AWS feature is configured (no start-up cost elsewhere)", () => {
+  // A fresh Node process loads both stack programs, as index.ts would, and reports what it loaded.
+  const probe = (extra: string) =>
+    execFileSync(
+      process.execPath,
+      [
+        "-r",
+        "ts-node/register/transpile-only",
+        "-e",
+        `require("./stacks/control"); require("./stacks/compute"); ${extra}
+         console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/@pulumi/aws/")))`,
+      ],
+      { cwd: ROOT, encoding: "utf8", env: { ...process.env, TS_NODE_PROJECT: "tsconfig.json" } },
+    ).trim();
+  expect(probe("")).toBe("false");
+  expect(probe('require("./stacks/aws");')).toBe("true");
 });
 
 describe("gateway", () => {
