@@ -99,6 +99,7 @@ export class ComputePlane extends pulumi.ComponentResource {
         initImage: cfg.inotify.initImage,
         pauseImage: cfg.inotify.pauseImage,
         requireNodes: cfg.inotify.requireGpuNodes,
+        timeoutSeconds: cfg.inotify.timeoutSeconds,
       },
       { parent: this },
     );

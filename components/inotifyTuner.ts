@@ -14,6 +14,8 @@ export interface InotifyTunerArgs {
   pauseImage: string;
   /** Require at least one scheduled and ready pod (GPU nodes are expected), else fail (user report C16). */
   requireNodes: boolean;
+  /** How long to wait for the DaemonSet to be ready, in seconds. */
+  timeoutSeconds: number;
 }
 
 /** Renders the sysctl script the init container runs (pure). */
@@ -75,7 +77,11 @@ export class InotifyTuner extends pulumi.ComponentResource {
           },
         },
       },
-      { parent: this, dependsOn: opts?.dependsOn },
+      {
+        parent: this,
+        dependsOn: opts?.dependsOn,
+        customTimeouts: { create: `${args.timeoutSeconds}s`, update: `${args.timeoutSeconds}s` },
+      },
     );
     this.scheduled = this.daemonSet.status.apply((s) => {
       const n = s?.desiredNumberScheduled ?? 0;

@@ -389,9 +389,7 @@ export const computePlaneSchema = z.strictObject({
       pauseImage: str.default("registry.k8s.io/pause:3.9"),
       /** GPU nodes are expected: the tuner must be scheduled on at least one of them. */
       requireGpuNodes: bool.default(true),
-      /** Label that marks GPU nodes (set by the GPU operator). */
-      gpuNodeLabel: selectorTerm.default({ key: "nvidia.com/gpu.present", value: "true" }),
-      /** Seconds to wait for the tuner to run on the GPU nodes. */
+      /** Seconds to wait for the tuner to run on every node it is scheduled on. */
       timeoutSeconds: z.number().int().min(10).default(300),
     })
     .prefault({}),

@@ -87,7 +87,8 @@ function common(cfg: ControlPlaneConfig) {
   const tracingEnv = (service: string): Values =>
     tr.enabled
       ? {
-          OTEL_EXPORTER_OTLP_ENDPOINT: `${tr.collectorProtocol === "grpc" ? "http" : "http"}://${tr.collectorEndpoint}:${tr.collectorPort}`,
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://${tr.collectorEndpoint}:${tr.collectorPort}`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: tr.collectorProtocol === "grpc" ? "grpc" : "http/protobuf",
           OTEL_SERVICE_NAME: service,
         }
       : { TRACING: "none" };
@@ -209,7 +210,11 @@ function builders<S>(): Record<string, Builder<S>> {
         openbao: {
           global: { imagePullSecrets: c.ips },
           migrations: {
-            image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations") },
+            image: {
+              registry: c.reg,
+              repository: c.img("nvcf-openbao-migrations"),
+              ...(cfg.openbao.migrationsImageTag ? { tag: cfg.openbao.migrationsImageTag } : {}),
+            },
             issuerDiscovery: { enabled: cfg.openbao.issuerDiscovery },
             // The list replaces the chart default entirely: all three names, once each (spec §4 row 3).
             env: [

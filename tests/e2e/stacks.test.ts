@@ -129,6 +129,7 @@ beforeAll(() => {
 afterAll(() => {
   // Best effort: leave no stack behind even when a test failed half-way.
   for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"]) pulumiMayFail(s, "destroy", "--yes", "--skip-preview");
+  fs.rmSync(work, { recursive: true, force: true });
 });
 
 describe("control plane", () => {

@@ -170,6 +170,7 @@ async function resolveMasked(pulumi: PulumiModule, v: unknown): Promise<unknown>
   }
   if (v instanceof Promise) return resolveMasked(pulumi, await v);
   if (pulumi.Resource.isInstance(v)) return `[resource ${(v as unknown as { __name?: string }).__name}]`;
+  if (typeof v === "string" && v.includes(ROOT)) return v.split(ROOT).join("<repo>");
   if (Array.isArray(v)) return Promise.all(v.map((x) => resolveMasked(pulumi, x)));
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
