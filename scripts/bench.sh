@@ -47,5 +47,5 @@ node -e '
     console.log(k.padEnd(28), String(v.length).padStart(5), v[0].toFixed(2).padStart(8), med.toFixed(2).padStart(8), v[v.length - 1].toFixed(2).padStart(8));
   }
 ' "$times"
-pulumi stack rm dev --yes --force >/dev/null 2>&1 || true
+pulumi stack rm dev --yes --force --preserve-config >/dev/null 2>&1 || true
 rm -rf "$bench_state"

@@ -99,6 +99,12 @@ type Builder<S> = (cfg: ControlPlaneConfig, secrets: ControlSecrets<S>) => Value
 
 const D = (cfg: ControlPlaneConfig) => cfg.domain;
 
+/** A GRPCRoute's values: its switch and hostnames, the stack's default host when none are given (spec §1.12). */
+const grpcRoute = (r: { enabled: boolean; hostnames: string[] }, defaultHost: string) => ({
+  enabled: r.enabled,
+  hostnames: r.hostnames.length ? r.hostnames : [defaultHost],
+});
+
 /** One builder per release (spec §1.8). The map key is the release name of `catalog/releases.ts`. */
 function builders<S>(): Record<string, Builder<S>> {
   return {
@@ -602,22 +608,8 @@ function builders<S>(): Record<string, Builder<S>> {
           domain: D(cfg),
           gateways,
           routes: {
-            nvcfApi: {
-              grpc: {
-                enabled: g.routes.nvcfApiGrpc.enabled,
-                hostnames: g.routes.nvcfApiGrpc.hostnames.length
-                  ? g.routes.nvcfApiGrpc.hostnames
-                  : [`api-grpc.${D(cfg)}`],
-              },
-            },
-            nvctApi: {
-              grpc: {
-                enabled: g.routes.nvctApiGrpc.enabled,
-                hostnames: g.routes.nvctApiGrpc.hostnames.length
-                  ? g.routes.nvctApiGrpc.hostnames
-                  : [`tasks-grpc.${D(cfg)}`],
-              },
-            },
+            nvcfApi: { grpc: grpcRoute(g.routes.nvcfApiGrpc, `api-grpc.${D(cfg)}`) },
+            nvctApi: { grpc: grpcRoute(g.routes.nvctApiGrpc, `tasks-grpc.${D(cfg)}`) },
             llmInvocation: { enabled: cfg.addons.llm.enabled },
             vanityGateway: {
               enabled: cfg.addons.vanityGateway.enabled,

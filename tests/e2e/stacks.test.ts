@@ -97,6 +97,21 @@ function expectWorkloadsReady(context: string, namespaces: string[]) {
   }
 }
 
+/** The cluster identity the operator chart rendered (ConfigMap nvcfbackend-self-managed, spec §2.8). */
+function clusterDto(context: string): Record<string, unknown> {
+  const text = kubectl(
+    context,
+    "get",
+    "cm",
+    "nvcfbackend-self-managed",
+    "-n",
+    "nvca-operator",
+    "-o",
+    "jsonpath={.data.cluster-dto\\.yaml}",
+  );
+  return yaml.load(text) as Record<string, unknown>;
+}
+
 function devConfig(): ControlPlaneConfig {
   const doc = yaml.load(fs.readFileSync(path.join(work, "Pulumi.dev.yaml"), "utf8")) as {
     config: Record<string, unknown>;
@@ -230,18 +245,7 @@ describe("compute planes", () => {
       const ctx = stack.replace("dev-", "");
       expect(deployedReleases(ctx)).toEqual(["nvca-operator"]);
       expectWorkloadsReady(ctx, ["nvca-operator"]);
-      const dto = yaml.load(
-        kubectl(
-          ctx,
-          "get",
-          "cm",
-          "nvcfbackend-self-managed",
-          "-n",
-          "nvca-operator",
-          "-o",
-          "jsonpath={.data.cluster-dto\\.yaml}",
-        ),
-      ) as Record<string, unknown>;
+      const dto = clusterDto(ctx);
       expect(dto["clusterId"]).toBe(regs[cluster].clusterID);
       expect(dto["clusterGroupId"]).toBe(regs[cluster].clusterGroupID);
       expect(dto["region"]).toBe(cluster === "gpu-a" ? "us-west-1" : "us-east-1");
@@ -306,18 +310,7 @@ describe("compute planes", () => {
     expect(find(after, "gpu-a").registerCount).toBe(find(before, "gpu-a").registerCount);
     expect(find(after, "gpu-b").region).toBe("eu-west-1");
     pulumi("dev-gpu-b", "up", "--yes", "--skip-preview");
-    const dto = yaml.load(
-      kubectl(
-        "gpu-b",
-        "get",
-        "cm",
-        "nvcfbackend-self-managed",
-        "-n",
-        "nvca-operator",
-        "-o",
-        "jsonpath={.data.cluster-dto\\.yaml}",
-      ),
-    ) as Record<string, unknown>;
+    const dto = clusterDto("gpu-b");
     expect(dto["region"]).toBe("eu-west-1");
     pulumi("dev-gpu-a", "preview", "--expect-no-changes");
   });
