@@ -9,7 +9,7 @@
 #
 # Pins: toolchain/versions.env. Cache: ${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}
 #   toolchain/<key>/bin      binaries (key = short hash of toolchain/, i.e. versions.env + helper sources)
-#   toolchain/<key>/work/P   one throw-away wrapper Go module per piece (separate dependency graphs)
+#   toolchain/<key>/work     one throw-away wrapper Go module per piece, in a folder each (separate dependency graphs)
 #   pulumi-home/plugins      provider plugins installed with `pulumi plugin install --file`
 # Source scripts/env.sh to put the bin dir on PATH and point PULUMI_HOME at the cache.
 

@@ -13,6 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { enabledReleases } from "../../catalog/releases";
+import { releaseNamespace } from "../../components/controlPlane";
 import { validateConfig } from "../../config/load";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { controlFlags } from "../../values/control";
@@ -112,6 +113,14 @@ function clusterDto(context: string): Record<string, unknown> {
   return yaml.load(text) as Record<string, unknown>;
 }
 
+/** The namespaces the control plane creates for its releases (the gateway controller's is the user's). */
+function controlNamespaces(cfg: ControlPlaneConfig): string[] {
+  const names = enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) =>
+    releaseNamespace(r, cfg),
+  );
+  return [...new Set(names)].filter((n) => n !== cfg.gateway.controllerNamespace).sort();
+}
+
 function devConfig(): ControlPlaneConfig {
   const doc = yaml.load(fs.readFileSync(path.join(work, "Pulumi.dev.yaml"), "utf8")) as {
     config: Record<string, unknown>;
@@ -155,16 +164,19 @@ describe("control plane", () => {
       .map((r) => r.name)
       .sort();
     expect(deployedReleases("dev")).toEqual(want);
-    expectWorkloadsReady("dev", [
-      "nats-system",
-      "vault-system",
-      "cassandra-system",
-      "api-keys",
-      "sis",
-      "ess",
-      "nvcf",
-      "monitoring",
-    ]);
+    expect(controlNamespaces(cfg)).toEqual(
+      expect.arrayContaining([
+        "nats-system",
+        "vault-system",
+        "cassandra-system",
+        "nvcf",
+        "sis",
+        "ess",
+        "api-keys",
+        "monitoring",
+      ]),
+    );
+    expectWorkloadsReady("dev", controlNamespaces(cfg));
     const out = outputs("dev");
     for (const r of want) expect([r, out["releases"][r]]).toEqual([r, "deployed"]);
   });
@@ -360,19 +372,7 @@ describe("teardown", () => {
   test("then the control plane destroys, deregisters its clusters and leaves no namespace behind", () => {
     pulumi("dev", "destroy", "--yes", "--skip-preview");
     const ns = kubectl("dev", "get", "ns", "-o", "jsonpath={.items[*].metadata.name}").split(" ");
-    for (const n of [
-      "nats-system",
-      "cert-manager",
-      "vault-system",
-      "cassandra-system",
-      "api-keys",
-      "sis",
-      "ess",
-      "nvcf",
-      "nvcf-ui",
-      "monitoring",
-    ])
-      expect(ns).not.toContain(n);
+    for (const n of controlNamespaces(devConfig())) expect(ns).not.toContain(n);
     expect(deployedReleases("dev")).toEqual([]);
     const reg = icmsRegistry();
     expect((reg.clusters ?? reg).length).toBe(0);
