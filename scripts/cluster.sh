@@ -193,8 +193,13 @@ down_one() {
     kwokctl delete cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" >/dev/null 2>&1 || true
     log "cluster $name: deleted"
   fi
-  # Nothing may survive: kill any component still running from this cluster's work dir.
-  pkill -f "$KWOK_WORKDIR/clusters/$name/" 2>/dev/null || true
+  # Nothing may survive: stop any component still running from this cluster's work dir (TERM, then KILL
+  # after 15 s; kube-apiserver takes a few seconds to shut down).
+  local pat="$KWOK_WORKDIR/clusters/$name/" i
+  pkill -f "$pat" 2>/dev/null || true
+  for i in $(seq 1 30); do pgrep -f "$pat" >/dev/null 2>&1 || break; sleep 0.5; done
+  pkill -9 -f "$pat" 2>/dev/null || true
+  for i in $(seq 1 10); do pgrep -f "$pat" >/dev/null 2>&1 || break; sleep 0.5; done
   rm -rf "${KWOK_WORKDIR:?}/clusters/$name"
 }
 

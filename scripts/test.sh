@@ -29,7 +29,8 @@ if bash scripts/cluster.sh up >/dev/null; then
 else
   status=1
 fi
-bash scripts/cluster.sh down >/dev/null 2>&1 || true
+# Stopping must leave no process of the local clusters behind (cluster.sh down fails otherwise).
+bash scripts/cluster.sh down >/dev/null || { echo "cluster.sh down left processes behind" >&2; status=1; }
 
 node -e '
   const fs = require("fs");
