@@ -95,6 +95,22 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
     }
   });
 
+  test("chart credentials travel on each release, never from the host's Helm login (user report C1)", () => {
+    const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
+    for (const rel of releases) {
+      const chart = String(rel.inputs["chart"]);
+      const repo = rel.inputs["repositoryOpts"] as Record<string, unknown> | undefined;
+      if (chart.startsWith("./")) {
+        expect(repo).toBeUndefined();
+      } else if (chart.startsWith("oci://docker.io/")) {
+        expect(repo?.["username"]).toBeUndefined(); // Envoy Gateway's public chart
+      } else {
+        expect(chart).toMatch(/^oci:\/\/123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/nvcf\/charts\//);
+        expect(repo).toEqual({ username: "AWS", password: "[secret]" });
+      }
+    }
+  });
+
   test("stateful releases are protected outside dev stacks", () => {
     const prot = r.resources
       .filter((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.protect)
