@@ -64,12 +64,16 @@ export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): st
  * report C14). Cassandra, OpenBao, NATS and the metrics store are protected from deletion unless
  * `nvcf:protectStatefulData` is false (default: protected outside `dev*` stacks).
  *
- * Outputs: `releases` (release name → component), `gatewayAddress`, `registrations` (GPU cluster name →
+ * Outputs: `releases` (release name → component), `gatewayAddress`, `gatewayUrl`, `natsUrl`, `registrations` (GPU cluster name →
  * registration), `hosts` (public hostnames by service).
  */
 export class ControlPlane extends pulumi.ComponentResource {
   readonly releases: Record<string, NvcfRelease> = {};
   readonly gatewayAddress: pulumi.Output<string>;
+  /** `http://<gateway address>` (SIS/ICMS and ReVal through the gateway), "" while there is no address. */
+  readonly gatewayUrl: pulumi.Output<string>;
+  /** `nats://<gateway address>:4222`, "" while there is no address. */
+  readonly natsUrl: pulumi.Output<string>;
   readonly registrations: pulumi.Output<Record<string, Registration>>;
   readonly hosts: ReturnType<typeof serviceHosts>;
 
@@ -140,19 +144,17 @@ export class ControlPlane extends pulumi.ComponentResource {
       functionAuth: cfg.accounts.registryCredentials.map((rc) => encode(rc.username, functionKey)),
     };
 
+    const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
-      {
-        config: cfg,
-        source: { config: cfg.charts, password: args.secrets.chartRegistryPassword },
-        namespace: nsName,
-      },
+      { config: cfg, source, namespace: nsName },
       { parent: this },
     );
     this.gatewayAddress = gateway.address;
+    this.gatewayUrl = this.gatewayAddress.apply((a) => (a ? `http://${a}` : ""));
+    this.natsUrl = this.gatewayAddress.apply((a) => (a ? `nats://${a}:4222` : ""));
 
-    // Releases in catalog order; each depends on its active needs only.
-    const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
+    // Releases in dependency order; each depends on its active needs only.
     for (const r of releases) {
       const ns = releaseNamespace(r, cfg);
       const needs = activeNeeds(r, flags).map((n) => this.releases[n]);
@@ -176,8 +178,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     }
 
     // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
-    const gatewayUrl = this.gatewayAddress.apply((a) => (a ? `http://${a}` : ""));
-    const endpoints = gatewayUrl.apply((u) => ({
+    const endpoints = this.gatewayUrl.apply((u) => ({
       gatewayUrl: u,
       hosts: {
         api: this.hosts.api,

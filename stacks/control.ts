@@ -66,17 +66,16 @@ export async function controlPlaneStack(
     dnsRecords(cfg.aws.region, cfg.aws.route53ZoneId, Object.values(cp.hosts), cp.gatewayAddress);
   }
 
-  const addr = cp.gatewayAddress;
   return {
     ...toStackOutputs({
       contractVersion: 1,
       bundleVersion: cfg.bundleVersion,
       domain: cfg.domain,
-      gatewayAddress: addr,
+      gatewayAddress: cp.gatewayAddress,
       hosts: cp.hosts,
-      icmsUrl: pulumi.interpolate`http://${addr}`,
-      revalUrl: pulumi.interpolate`http://${addr}`,
-      natsUrl: pulumi.interpolate`nats://${addr}:4222`,
+      icmsUrl: cp.gatewayUrl,
+      revalUrl: cp.gatewayUrl,
+      natsUrl: cp.natsUrl,
       imageRegistry: cfg.images.registry,
       imageRepository: cfg.images.repository,
       pullSecretName: cfg.pullSecret.name,
