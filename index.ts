@@ -1,6 +1,8 @@
 /**
- * Entry point: validates this stack's config (every problem at once, before any resource is registered),
- * then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`. Each program is
+ * Entry point: validates this stack's config (every problem at once, before any resource is registered or a
+ * kubeconfig is read), then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`.
+ * An invalid config ends the run with `ConfigError` (a Pulumi RunError), which `pulumi preview` and
+ * `pulumi up` print as the plain list of problems and nothing else (config/problems.ts). Each program is
  * loaded only when used, so a stack does not pay for the other's modules.
  */
 import { loadConfig } from "./config/load";

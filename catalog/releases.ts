@@ -6,12 +6,12 @@
  * chart reads. A reader finds any release's chart, version, namespace and prerequisites here in one hop; its
  * values are built by the function of the same name in `values/control.ts` or `values/compute.ts`.
  *
- * Facts: ../shared/spec/nvcf-stack.md §1.3 (releases), §1.4 (dependency DAG), §2.3 (compute releases),
+ * Facts: docs/upstream-facts.md §1.3 (releases), §1.4 (dependency DAG), §2.3 (compute releases),
  * §5.2 (chart versions by source). Bundle 0.8.0 is the HEAD train of the repository, 0.7.0 the
  * `deploy/stacks/self-managed/v0.7.0` tag, 0.6.1 the docs v0.6.1 artifact manifest.
  */
 
-/** NVCF bundle versions this program can install (spec §5.2). */
+/** NVCF bundle versions this program can install (docs/upstream-facts.md §5.2). */
 export const BUNDLE_VERSIONS = ["0.6.1", "0.7.0", "0.8.0"] as const;
 export type BundleVersion = (typeof BUNDLE_VERSIONS)[number];
 
@@ -55,13 +55,18 @@ export type NamespaceRef =
 /** A release's prerequisite: another release of the same plane, and the flag under which the edge exists. */
 export interface Need {
   release: string;
-  /** The edge exists only when this flag is on (spec §1.4 "(if installed)", "+ nvcf-ui when enabled"). */
+  /** The edge exists only when this flag is on (the target is optional, e.g. "(if installed)"). */
   when?: EnableFlag;
+  /**
+   * Why the release cannot start without the target, from the charts (e.g. "pods carry OpenBao agent-injection
+   * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog.test.ts).
+   */
+  reason?: string;
 }
 
 /** One Helm release of the catalog. */
 export interface ReleaseSpec {
-  /** Helm release name (also the Pulumi resource name suffix). Fixed: OpenBao bound claims depend on it (spec §4 row 17). */
+  /** Helm release name (also the Pulumi resource name suffix). Fixed: OpenBao bound claims depend on it (docs/upstream-facts.md §4 row 17). */
   name: string;
   plane: Plane;
   /** Chart name inside the chart source (`oci://<registry>/<repository>/<chart>`, an HTTPS repo, or a local directory). */
@@ -71,17 +76,51 @@ export interface ReleaseSpec {
   namespace: NamespaceRef;
   enabled: EnableFlag;
   needs: Need[];
-  /** Top-level values key the chart reads (spec §1.3 "Key"); `null` for charts that read flat values. */
+  /** Top-level values key the chart reads (docs/upstream-facts.md §1.3 "Key"); `null` for charts that read flat values. */
   valuesKey: string | null;
   /** Holds state that must survive (protected from deletion outside dev stacks). */
   stateful?: boolean;
-  /** Helmfile release-group label (spec §1.2), kept for reference and for `--target` style selection in docs. */
+  /** Helmfile release-group label (docs/upstream-facts.md §1.2), kept for reference and for `--target` style selection in docs. */
   group: "observability" | "dependencies" | "services" | "ingress" | "workers";
 }
 
 const all = (v: string): Record<BundleVersion, string> => ({ "0.6.1": v, "0.7.0": v, "0.8.0": v });
 
-/** Control-plane releases in Helmfile order (spec §1.3). */
+/**
+ * Reasons of the control-plane `needs` edges. `hf`: NVIDIA's helmfile declares the edge (`needs:` in
+ * `deploy/stacks/self-managed/helmfile.d/*` and `deploy/stacks/observability/helmfile.d/*`); the others are
+ * found in the charts and migrations named in each text.
+ */
+const WHY = {
+  hf: "NVIDIA's helmfile declares this need",
+  inject:
+    "its pod template carries vault.hashicorp.com/agent-inject annotations; the injector webhook fails open " +
+    "(failurePolicy Ignore), so pods created before OpenBao's injector run without their secrets",
+  cassandra:
+    "it opens its keyspace at start; helm-nvcf-cassandra's post-install migrations hook creates the keyspaces " +
+    "(migrations/cassandra/keyspaces: api_keys_api, sis_api, nvcf_api, nvct_api, ess_api, nvcf_autoscaler)",
+  natsKeys:
+    "the OpenBao migrations job copies the NATS nkey Secrets of nats-system into OpenBao " +
+    "(migrations/openbao 03_setup_shared_secrets.sh; helm-nvcf-nats nkey-bao-access-rbac.yaml)",
+  pkiIssuer: "the ClusterIssuer signs through OpenBao's PKI and logs in with OpenBao's JWT auth",
+  certManagerCrds: "the chart creates a cert-manager ClusterIssuer (cert-manager's CRD)",
+  monitorCrds: "it creates ServiceMonitor/PodMonitor objects (monitoring.coreos.com CRDs)",
+  collectorCr: "it creates an OpenTelemetryCollector object (the operator's CRD and webhook)",
+  calloutCreds:
+    "its vault-agent sidecar reads the auth-callout credentials the OpenBao migrations write " +
+    "(migrations/openbao 19_setup_nats-auth-callout.sh; helm-nvcf-nats nats-auth-callout-nkeys-secret.yaml)",
+  routerIssuer: "its Certificate names the ClusterIssuer nvcf-openbao-pki that nvcf-pki creates",
+  uiOpenbao:
+    "its pods are agent-injected (the stack adds the nvcf-ui namespace to the injector's namespace selector) " +
+    "and its OpenBao migrations job writes to OpenBao",
+} as const;
+
+/** Releases whose chart templates carry OpenBao agent-injection annotations wait for the injector. */
+const NEEDS_OPENBAO_INJECTOR: Need = { release: "openbao-server", when: "openbao", reason: WHY.inject };
+/** Releases that read a Cassandra keyspace at start wait for the Cassandra release (and its schema hook). */
+const NEEDS_CASSANDRA_SCHEMA: Need = { release: "cassandra", when: "cassandra", reason: WHY.cassandra };
+
+/** Control-plane releases in Helmfile order (docs/upstream-facts.md §1.3; edges: the `needs` reasons). */
 export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   // Stage 0: observability infrastructure ([OBS] sub-helmfile).
   {
@@ -102,7 +141,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("0.114.1"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "otelOperatorInstall",
-    needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall" }],
+    needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.hf }],
     valuesKey: null,
     group: "observability",
   },
@@ -126,9 +165,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "collectorInstall",
     needs: [
-      { release: "opentelemetry-operator", when: "otelOperatorInstall" },
-      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall" },
-      { release: "victoria-metrics", when: "metricsBackendInstall" },
+      { release: "opentelemetry-operator", when: "otelOperatorInstall", reason: WHY.collectorCr },
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
+      { release: "victoria-metrics", when: "metricsBackendInstall", reason: WHY.hf },
     ],
     valuesKey: null,
     group: "observability",
@@ -140,7 +179,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("0.1.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "observabilityEnabled",
-    needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall" }],
+    needs: [
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
+    ],
     valuesKey: null,
     group: "observability",
   },
@@ -175,7 +216,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "0.30.25", "0.7.0": "0.30.25", "0.8.0": "0.30.25" },
     namespace: { fixed: "vault-system" },
     enabled: "openbao",
-    needs: [{ release: "nats", when: "nats" }],
+    needs: [{ release: "nats", when: "nats", reason: WHY.natsKeys }],
     valuesKey: "openbao",
     stateful: true,
     group: "dependencies",
@@ -187,7 +228,10 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "cert-manager" },
     enabled: "llmManagedPki",
-    needs: [{ release: "openbao-server" }, { release: "cert-manager", when: "certManager" }],
+    needs: [
+      { release: "openbao-server", reason: WHY.pkiIssuer },
+      { release: "cert-manager", when: "certManager", reason: WHY.certManagerCrds },
+    ],
     valuesKey: null,
     group: "dependencies",
   },
@@ -211,7 +255,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.6.0"),
     namespace: { fixed: "api-keys" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "apikeys",
     group: "services",
   },
@@ -222,7 +266,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.18.8", "0.7.0": "2.0.0", "0.8.0": "2.0.0" },
     namespace: { fixed: "sis" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "sis",
     group: "services",
   },
@@ -233,7 +277,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.23.9", "0.7.0": "1.23.9", "0.8.0": "1.25.1" },
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "ess-api" }],
+    needs: [{ release: "ess-api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "api",
     group: "services",
   },
@@ -244,7 +288,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.4.3"),
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "nvctApi",
     group: "services",
   },
@@ -255,7 +299,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.5.6"),
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "api" }],
+    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "invocation",
     group: "services",
   },
@@ -266,7 +310,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.6.7", "0.7.0": "1.6.7", "0.8.0": "1.7.1" },
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "api" }],
+    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "grpcproxy",
     group: "services",
   },
@@ -277,7 +321,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.0.3", "0.7.0": "1.1.0", "0.8.0": "1.1.0" },
     namespace: { fixed: "nvcf" },
     enabled: "rateLimiter",
-    needs: [{ release: "api" }],
+    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "rateLimiter",
     group: "services",
   },
@@ -288,7 +332,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.6.1", "0.7.0": "1.7.0", "0.8.0": "1.7.2" },
     namespace: { fixed: "ess" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "ess",
     group: "services",
   },
@@ -299,19 +343,19 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.4.2"),
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR],
     valuesKey: "notary",
     group: "services",
   },
   {
-    // No `needs` on purpose: helmfile 1.1.9 layering made it wait on (and be skipped after) a slow sis (spec §1.3 note).
+    // No need on sis (NVIDIA declares none; helmfile 1.1.9 layering made it wait on a slow sis): only the injector.
     name: "admin-issuer-proxy",
     plane: "control",
     chart: "helm-admin-token-issuer-proxy",
     versions: all("1.4.3"),
     namespace: { fixed: "api-keys" },
     enabled: "always",
-    needs: [],
+    needs: [NEEDS_OPENBAO_INJECTOR],
     valuesKey: "adminIssuerProxy",
     group: "services",
   },
@@ -333,7 +377,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.1.3"),
     namespace: { fixed: "nats-system" },
     enabled: "always",
-    needs: [],
+    needs: [{ release: "openbao-server", when: "openbao", reason: WHY.calloutCreds }],
     valuesKey: null,
     group: "services",
   },
@@ -344,7 +388,11 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "1.6.6", "0.8.0": "1.7.2" },
     namespace: { fixed: "nvcf" },
     enabled: "llm",
-    needs: [{ release: "api" }],
+    needs: [
+      { release: "api", reason: WHY.hf },
+      NEEDS_OPENBAO_INJECTOR,
+      { release: "nvcf-pki", when: "llmManagedPki", reason: WHY.routerIssuer },
+    ],
     valuesKey: "llmRequestRouter",
     group: "services",
   },
@@ -355,7 +403,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "1.0.1", "0.8.0": "1.4.1" },
     namespace: { fixed: "nvcf" },
     enabled: "llm",
-    needs: [{ release: "llm-request-router" }],
+    needs: [{ release: "llm-request-router", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "llmApiGateway",
     group: "services",
   },
@@ -366,7 +414,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "0.1.0-nvcf-10204.1", "0.7.0": "0.1.0-nvcf-10204.1", "0.8.0": "0.3.0" },
     namespace: { fixed: "nvcf" },
     enabled: "vanityGateway",
-    needs: [{ release: "invocation-service" }],
+    needs: [{ release: "invocation-service", reason: WHY.hf }],
     valuesKey: "vanityGateway",
     group: "services",
   },
@@ -377,7 +425,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "1.1.2", "0.8.0": "1.1.2" },
     namespace: { fixed: "nvcf-ui" },
     enabled: "nvcfUi",
-    needs: [],
+    needs: [{ release: "openbao-server", when: "openbao", reason: WHY.uiOpenbao }],
     valuesKey: "nvcfUi",
     group: "services",
   },
@@ -388,7 +436,11 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.14.0", "0.7.0": "1.15.0", "0.8.0": "1.15.0" },
     namespace: { fromConfig: "gatewayControllerNamespace" },
     enabled: "ingress",
-    needs: [{ release: "notary-service" }, { release: "api-keys" }, { release: "nvcf-ui", when: "nvcfUi" }],
+    needs: [
+      { release: "notary-service", reason: WHY.hf },
+      { release: "api-keys", reason: WHY.hf },
+      { release: "nvcf-ui", when: "nvcfUi", reason: WHY.hf },
+    ],
     valuesKey: "nvcfGatewayRoutes",
     group: "ingress",
   },
@@ -411,19 +463,28 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "0.1.0", "0.8.0": "0.2.1" },
     namespace: { fixed: "nvcf" },
     enabled: "functionAutoscaler",
-    needs: [{ release: "state-metrics", when: "stateMetrics" }],
+    needs: [
+      { release: "state-metrics", when: "stateMetrics", reason: WHY.hf },
+      NEEDS_OPENBAO_INJECTOR,
+      NEEDS_CASSANDRA_SCHEMA,
+    ],
     valuesKey: "functionautoscaler",
     group: "observability",
   },
 ];
 
-/** Compute-plane releases (spec §2.3). */
+/**
+ * Compute-plane releases (docs/upstream-facts.md §2.3; NVIDIA's `deploy/stacks/nvcf-compute-plane/helmfile.d/*`
+ * at HEAD for 0.8.0 and at `deploy/stacks/self-managed/v0.7.0` for 0.7.0; `docs/user/manifest.md` for 0.6.1).
+ * 0.6.1 ships only the operator (chart 1.12.7); 0.7.0 adds Grove (alpha.9) and Dynamo, but no KAI scheduler
+ * and no topology chart; 0.8.0 ships all six.
+ */
 export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   {
     name: "kai-scheduler",
     plane: "compute",
     chart: "kai-scheduler",
-    versions: all("v0.16.7"),
+    versions: { "0.8.0": "v0.16.7" },
     namespace: { fixed: "kai-scheduler" },
     enabled: "kaiScheduler",
     needs: [],
@@ -434,10 +495,15 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "nvcf-kai-topology",
     plane: "compute",
     chart: "nvcf-cluster-topology",
-    versions: all("0.1.0"),
+    versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "nvca-operator" },
     enabled: "kaiTopology",
-    needs: [{ release: "kai-scheduler" }],
+    needs: [
+      {
+        release: "kai-scheduler",
+        reason: "the chart creates kai.scheduler/v1alpha1 Topology objects, whose CRD the KAI chart installs",
+      },
+    ],
     valuesKey: null,
     group: "workers",
   },
@@ -445,10 +511,17 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "grove-operator",
     plane: "compute",
     chart: "grove-charts",
-    versions: all("v0.1.0-alpha.11"),
+    versions: { "0.7.0": "v0.1.0-alpha.9", "0.8.0": "v0.1.0-alpha.11" },
     namespace: { fixed: "grove-system" },
     enabled: "groveOperator",
-    needs: [{ release: "kai-scheduler" }],
+    needs: [
+      {
+        release: "kai-scheduler",
+        when: "kaiScheduler",
+        reason:
+          "Grove hands its pod gangs to the kai-scheduler profile (NVIDIA's 0.8.0 `needs`; 0.7.0 ships no KAI)",
+      },
+    ],
     valuesKey: null,
     group: "workers",
   },
@@ -456,10 +529,16 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "nvcf-grove-topology",
     plane: "compute",
     chart: "nvcf-cluster-topology",
-    versions: all("0.1.0"),
+    versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "nvca-operator" },
     enabled: "groveTopology",
-    needs: [{ release: "grove-operator" }, { release: "nvcf-kai-topology" }],
+    needs: [
+      {
+        release: "grove-operator",
+        reason: "the chart creates grove.io ClusterTopologyBindings, whose CRD Grove installs",
+      },
+      { release: "nvcf-kai-topology", reason: "each binding references a KAI Topology object by name" },
+    ],
     valuesKey: null,
     group: "workers",
   },
@@ -467,10 +546,16 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "dynamo-operator",
     plane: "compute",
     chart: "dynamo-platform",
-    versions: all("1.2.1"),
+    versions: { "0.7.0": "1.2.1", "0.8.0": "1.2.1" },
     namespace: { fixed: "dynamo-system" },
     enabled: "dynamoOperator",
-    needs: [{ release: "grove-operator" }],
+    needs: [
+      {
+        release: "grove-operator",
+        reason:
+          "Dynamo runs its graphs as Grove PodCliqueSets and is told Grove is already installed (global.grove)",
+      },
+    ],
     valuesKey: null,
     group: "workers",
   },

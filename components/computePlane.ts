@@ -1,5 +1,5 @@
 /**
- * `ComputePlane`: one GPU cluster's side of NVCF (spec §2): namespaces, pull secrets, the node inotify
+ * `ComputePlane`: one GPU cluster's side of NVCF (docs/upstream-facts.md §2): namespaces, pull secrets, the node inotify
  * tuner, the optional KAI/Grove/Dynamo/topology releases and the NVCA operator fed with the cluster's
  * registration, torn down in the documented order.
  */
@@ -24,7 +24,7 @@ export interface ComputePlaneArgs {
 }
 
 /**
- * The teardown step of the docs' uninstall (seed 003 "Uninstalling" steps 1-2): delete every NVCFBackend,
+ * The teardown step of the docs' uninstall (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Uninstalling" steps 1-2): delete every NVCFBackend,
  * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed.
  */
 const DRAIN = `set -euo pipefail
@@ -46,11 +46,59 @@ echo "nvca-system still has pods after $NVCFP_DRAIN_SECONDS s; undeploy function
 exit 1
 `;
 
+/** The finalizer helm-nvca-operator puts on its ClusterRole, ClusterRoleBinding and shutdown-sentinel ConfigMap. */
+export const OPERATOR_CLEANUP_FINALIZER = "nvca.nvcf.nvidia.io/operator-cleanup";
+
+/**
+ * Teardown of the operator's cleanup finalizers. helm-nvca-operator (1.14.0 and 1.21.3,
+ * `templates/role.yaml`, `role_binding.yaml`, `shutdown-sentinel.yaml`) marks its ClusterRole, its
+ * ClusterRoleBinding and the `nvca-operator-shutdown-sentinel` ConfigMap with
+ * `nvca.nvcf.nvidia.io/operator-cleanup`; only a running operator removes it, and `helm uninstall` deletes the
+ * operator's Deployment together with them, so they stay Terminating (and the nvca-operator namespace with
+ * them). Runs on delete, alongside the operator release's uninstall: it waits until every such object is
+ * being deleted (or gone), then removes that one finalizer (a JSON patch guarded by a `test` op, other
+ * finalizers untouched). An unreachable cluster counts as nothing left; objects still live after
+ * `NVCFP_WAIT_SECONDS` fail the step (the uninstall did not happen).
+ */
+export const UNFINALIZE = `set -euo pipefail
+umask 077
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+args=()
+if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
+if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
+k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
+tpl='{{range .items}}{{$n := .metadata.name}}{{$t := "live"}}{{if .metadata.deletionTimestamp}}{{$t = "terminating"}}{{end}}{{range $i, $f := .metadata.finalizers}}{{if eq $f "'"$NVCFP_FINALIZER"'"}}{{$n}} {{$t}} {{$i}}{{"\\n"}}{{end}}{{end}}{{end}}'
+deadline=$((SECONDS + NVCFP_WAIT_SECONDS))
+while :; do
+  live=0
+  for kind in clusterrole clusterrolebinding configmap; do
+    scope=(); [ "$kind" = configmap ] && scope=(-n "$NVCFP_NAMESPACE")
+    out=$(k get "$kind" "\${scope[@]}" -o go-template="$tpl" 2>/dev/null) || continue
+    while read -r name state idx; do
+      [ -n "$name" ] || continue
+      if [ "$state" = terminating ]; then
+        patch=$(printf '[{"op":"test","path":"/metadata/finalizers/%s","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%s"}]' "$idx" "$NVCFP_FINALIZER" "$idx")
+        k patch "$kind" "$name" "\${scope[@]}" --type=json -p "$patch" && echo "removed $NVCFP_FINALIZER from $kind/$name"
+      else
+        live=$((live + 1))
+      fi
+    done <<<"$out"
+  done
+  [ "$live" -eq 0 ] && exit 0
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    echo "$live object(s) with $NVCFP_FINALIZER are still not being deleted after $NVCFP_WAIT_SECONDS s: was the nvca-operator release uninstalled?" >&2
+    exit 1
+  fi
+  sleep 2
+done
+`;
+
 /**
  * Outputs: `operator` (the NVCA operator release), `inotifyNodes` (nodes the tuner runs on).
  * Order on create: namespaces → pull secrets and the inotify tuner → operator (and add-ons by their
  * needs). On destroy the reverse: NVCFBackend and nva-system drained, then the operator (its pre-delete
- * hook runs, its CRD goes with it), then the add-ons, pull secrets and namespaces.
+ * hook runs, its CRD goes with it) while the operator's cleanup finalizers are removed from what helm deletes,
+ * then the add-ons, pull secrets and namespaces.
  */
 export class ComputePlane extends pulumi.ComponentResource {
   readonly releases: Record<string, NvcfRelease> = {};
@@ -78,6 +126,9 @@ export class ComputePlane extends pulumi.ComponentResource {
     if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.registryKey) {
       const targets: Record<string, pulumi.Input<string>> = {};
       for (const n of cfg.pullSecretNamespaces) targets[n] = namespaces.names[n];
+      // The add-on charts reference the same pull secret (KAI's global.imagePullSecrets), so it must exist there too.
+      for (const r of releases)
+        if ("fixed" in r.namespace) targets[r.namespace.fixed] = namespaces.names[r.namespace.fixed];
       pull = new PullSecrets(
         `${name}-pull`,
         {
@@ -105,12 +156,33 @@ export class ComputePlane extends pulumi.ComponentResource {
     );
     this.inotifyNodes = tuner.scheduled;
 
+    // Deleted in the same step as the operator release (the drain below depends on both), after its
+    // dependents and before the namespaces: removes the operator's cleanup finalizers once helm deletes them.
+    const unfinalize = new command.local.Command(
+      `${name}-operator-finalizers`,
+      {
+        create: "true",
+        delete: 'eval "$NVCFP_UNFINALIZE_SCRIPT"',
+        interpreter: ["/bin/bash", "-c"],
+        environment: {
+          NVCFP_UNFINALIZE_SCRIPT: UNFINALIZE,
+          NVCFP_FINALIZER: OPERATOR_CLEANUP_FINALIZER,
+          NVCFP_NAMESPACE: "nvca-operator",
+          NVCFP_KUBECTL: cfg.kubectlPath,
+          NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
+          NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
+          NVCFP_WAIT_SECONDS: String(cfg.charts.timeoutSeconds + 120),
+        },
+      },
+      { parent: this, dependsOn: [namespaces] },
+    );
+
     const source = { config: cfg.charts, password: args.chartRegistryPassword };
     for (const r of releases) {
       const ns = "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
       const deps: pulumi.Resource[] = activeNeeds(r, flags).map((n) => this.releases[n]);
       if (r.name === "nvca-operator") {
-        // Pull secrets before the operator (startup races, seed 003) and node limits before NVCA (spec §4 row 12).
+        // Pull secrets before the operator (startup races, NVIDIA docs `docs/user/cluster-management/self-managed.md`) and node limits before NVCA (docs/upstream-facts.md §4 row 12).
         if (pull) deps.push(...Object.values(pull.secrets));
         deps.push(tuner);
       } else if (pull?.secrets[ns]) deps.push(pull.secrets[ns]);
@@ -144,7 +216,7 @@ export class ComputePlane extends pulumi.ComponentResource {
           NVCFP_DRAIN_SECONDS: "600",
         },
       },
-      { parent: this, dependsOn: [this.releases["nvca-operator"]] },
+      { parent: this, dependsOn: [this.releases["nvca-operator"], unfinalize] },
     );
     this.registerOutputs({ inotifyNodes: this.inotifyNodes });
   }

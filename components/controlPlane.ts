@@ -47,10 +47,10 @@ export interface ControlPlaneArgs {
   stackName: string;
 }
 
-/** Namespaces that route backends live in; they carry `nvcf/platform=true` (spec §1.12). */
+/** Namespaces that route backends live in; they carry `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
 const PLATFORM_NAMESPACES = new Set(["api-keys", "ess", "sis", "nvcf", "nvcf-ui"]);
 
-/** The namespace a release goes into (spec §1.3a). */
+/** The namespace a release goes into (docs/upstream-facts.md §1.3a). */
 export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): string {
   if ("fixed" in spec.namespace) return spec.namespace.fixed;
   return spec.namespace.fromConfig === "gatewayControllerNamespace"
@@ -59,7 +59,7 @@ export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): st
 }
 
 /**
- * The control plane. Each release waits only for its real prerequisites (spec §1.4 `needs`), its
+ * The control plane. Each release waits only for its real prerequisites (docs/upstream-facts.md §1.4 `needs`), its
  * namespace and the pull secret in it; there are no stage barriers between unrelated releases (user
  * report C14). Cassandra, OpenBao, NATS and the metrics store are protected from deletion unless
  * `nvcf:protectStatefulData` is false (default: protected outside `dev*` stacks).
@@ -126,7 +126,7 @@ export class ControlPlane extends pulumi.ComponentResource {
       );
     }
 
-    // Credentials by construction (spec §4 rows 1-3).
+    // Credentials by construction (docs/upstream-facts.md §4 rows 1-3).
     const cassandraPassword =
       args.secrets.cassandraPassword ??
       new random.RandomPassword(

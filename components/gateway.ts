@@ -1,5 +1,5 @@
 /**
- * `NvcfGateway`: the Gateway API side of the control plane (spec §1.12, issue 3 item 7).
+ * `NvcfGateway`: the Gateway API side of the control plane (docs/upstream-facts.md §1.12, issue 3 item 7).
  * Either installs Envoy Gateway, the GatewayClass and a Gateway with the four listeners (opt-in), or
  * checks that the user's own Gateways have the listeners the enabled routes need. Either way it labels
  * the gateway namespace with `nvcf/platform=true` and exposes the address clients dial.
@@ -73,17 +73,24 @@ export class NvcfGateway extends pulumi.ComponentResource {
           version: g.envoyGateway.version,
           namespace: args.namespace(g.controllerNamespace),
           values: {},
-          source: g.envoyGateway.localChartPath
-            ? { config: { ...args.source.config, source: "local", path: g.envoyGateway.localChartPath } }
-            : {
-                config: {
-                  ...args.source.config,
-                  source: "oci",
-                  registry: g.envoyGateway.registry,
-                  repository: g.envoyGateway.repository,
-                  username: undefined,
-                },
+          // Envoy Gateway's chart comes from its own origin (catalog/sources.ts); the first-class
+          // gateway.envoyGateway.{localChartPath,registry,repository} keys point that origin elsewhere,
+          // and an explicit charts.mirrors.envoyGateway wins over them.
+          source: {
+            config: {
+              ...args.source.config,
+              mirrors: {
+                envoyGateway: g.envoyGateway.localChartPath
+                  ? { location: g.envoyGateway.localChartPath, credentials: "none" }
+                  : {
+                      location: `oci://${g.envoyGateway.registry}/${g.envoyGateway.repository}`,
+                      credentials: "none",
+                    },
+                ...args.source.config.mirrors,
               },
+            },
+            password: args.source.password,
+          },
           timeoutSeconds: cfg.charts.timeoutSeconds,
         },
         { parent: this },

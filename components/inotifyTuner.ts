@@ -1,6 +1,6 @@
 /**
- * `InotifyTuner`: the node inotify-tuning DaemonSet of the NVCA docs (seed 003 "Node inotify limits",
- * spec §4 row 12), with the limits from config.
+ * `InotifyTuner`: the node inotify-tuning DaemonSet of the NVCA docs (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Node inotify limits",
+ * docs/upstream-facts.md §4 row 12), with the limits from config.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";

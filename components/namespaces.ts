@@ -9,7 +9,7 @@ import { dockerConfigJson } from "../values/credentials";
 /** One namespace to create. */
 export interface NamespaceSpec {
   name: string;
-  /** Gateway listeners admit routes only from namespaces labelled `nvcf/platform=true` (spec §1.12). */
+  /** Gateway listeners admit routes only from namespaces labelled `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
   platform?: boolean;
   /** Holds stateful data: protected from deletion when protection is on. */
   stateful?: boolean;
@@ -63,7 +63,7 @@ export interface PullSecretsArgs {
 }
 
 /**
- * A `kubernetes.io/dockerconfigjson` Secret in every given namespace (spec §4 row 30). The credential is
+ * A `kubernetes.io/dockerconfigjson` Secret in every given namespace (docs/upstream-facts.md §4 row 30). The credential is
  * built from secret config and stays secret in state and previews. Output: `secrets` by namespace.
  */
 export class PullSecrets extends pulumi.ComponentResource {

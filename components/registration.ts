@@ -1,6 +1,6 @@
 /**
  * `ClusterRegistration`: registers one GPU cluster with the control plane by running nvcf-cli through
- * `@pulumi/command`, and deregisters it on delete. Facts: spec §3.1-§3.3, §2.2 (`register-cluster`).
+ * `@pulumi/command`, and deregisters it on delete. Facts: docs/upstream-facts.md §3.1-§3.3, §2.2 (`register-cluster`).
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
@@ -13,7 +13,7 @@ export interface ClusterRegistrationArgs {
   ncaId: string;
   /** Endpoints and host-header overrides the CLI uses (from the control plane's own gateway and domain). */
   endpoints: pulumi.Input<CliEndpoints>;
-  /** The GPU cluster's kubeconfig (secret): the CLI reads the cluster's issuer and JWKS through it (spec §4 row 14). */
+  /** The GPU cluster's kubeconfig (secret): the CLI reads the cluster's issuer and JWKS through it (docs/upstream-facts.md §4 row 14). */
   kubeconfig: pulumi.Output<string>;
   /** The GPU cluster's API server URL (plain): a change re-runs the registration. */
   apiServer: pulumi.Input<string>;
@@ -72,7 +72,7 @@ echo "deregistered $NVCFP_CLUSTER_NAME ($id)"
  * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`).
  *
  * Output: `registration`, the typed values that followed the helm-values marker (plain: IDs and URLs are
- * not secret). Throws at deploy time when the CLI fails or returns empty IDs (spec §4 row 15).
+ * not secret). Throws at deploy time when the CLI fails or returns empty IDs (docs/upstream-facts.md §4 row 15).
  */
 export class ClusterRegistration extends pulumi.ComponentResource {
   readonly registration: pulumi.Output<Registration>;

@@ -1,9 +1,11 @@
 /**
  * `NvcfRelease`: the one wrapper around `kubernetes.helm.v3.Release` every release of the stack goes through.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { type ResolvedChart, resolveChart } from "../catalog/sources";
 import type { ControlPlaneConfig } from "../config/schema";
 
 /** Where charts come from, with the secret password as a Pulumi secret (never in plain text). */
@@ -12,23 +14,50 @@ export interface ChartSource {
   password?: pulumi.Output<string>;
 }
 
+/** The project directory (where `Pulumi.yaml` is): relative chart paths are relative to it. */
+export const PROJECT_DIR = path.resolve(__dirname, "..");
+
+/** True when `p` (absolute, or relative to the project directory) is an existing directory. */
+export function projectDirectoryExists(p: string): boolean {
+  try {
+    return fs.statSync(path.resolve(PROJECT_DIR, p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The chart reference for a source (spec §1.2 "Chart reference for an implementation"). Input: source
- * settings and chart name. Output: `chart` (OCI URL, repo chart name or local path) and the repository URL
- * for HTTPS sources. Local paths stay relative to the project, so state does not depend on the checkout path.
+ * The chart reference for a source (docs/upstream-facts.md §1.2 "Chart reference for an implementation"), resolved through the
+ * chart's origin (catalog/sources.ts `resolveChart`): a `charts.mirrors` entry of its origin, else every chart
+ * from `charts.path` with `source: local`, else a third-party chart's own upstream repository, else the NVCF
+ * source. Input: source settings, chart name, pinned version (for the `<path>/<chart>-<version>/` layout),
+ * and optionally how to test that a directory exists (default: on disk, relative to the project directory).
+ * Output: `chart` (OCI URL, repository chart name or local path), the repository URL for HTTPS locations,
+ * the kind of location and whether the NVCF credentials go with the pull. Local paths given relative stay
+ * relative to the project, so state does not depend on the checkout path; absolute ones stay absolute.
  */
 export function chartReference(
   source: ControlPlaneConfig["charts"],
   chart: string,
-): { chart: string; repo?: string } {
-  switch (source.source) {
-    case "oci":
-      return { chart: `oci://${source.registry}/${source.repository}/${chart}` };
-    case "https":
-      return { chart, repo: source.url };
-    case "local":
-      return { chart: `./${path.posix.join(source.path ?? ".", chart)}` };
-  }
+  version: string,
+  exists: (p: string) => boolean = projectDirectoryExists,
+): ResolvedChart {
+  return resolveChart(source, chart, version, exists);
+}
+
+/**
+ * Helm repository options for a resolved chart: none for local charts and anonymous OCI pulls; the HTTPS
+ * repository URL for HTTPS locations; `charts.username` and the secret password only when the chart's
+ * location takes the NVCF credentials (`ResolvedChart.credentials`), so they never reach another host.
+ */
+export function repositoryOptions(
+  ref: ResolvedChart,
+  username: string | undefined,
+  password: pulumi.Output<string> | undefined,
+): k8s.types.input.helm.v3.RepositoryOpts | undefined {
+  if (ref.kind === "local") return undefined;
+  if (!ref.credentials) return ref.repo ? { repo: ref.repo } : undefined;
+  return { repo: ref.repo, username, password };
 }
 
 /** Inputs of one release. */
@@ -52,28 +81,25 @@ export interface NvcfReleaseArgs {
  * One Helm release. Helm hooks run (this is a real `helm install/upgrade`), the namespace is never created
  * by Helm, the chart version is pinned, resources are awaited (including hook Jobs) within the timeout,
  * and a failed install is rolled back (`atomic`) so that the next run installs afresh with its install-only
- * hooks instead of upgrading a broken release (spec §1.11, §4 row 5; user report C3).
- * Chart registry credentials are passed on the resource, never taken from the host's Helm login (C1).
+ * hooks instead of upgrading a broken release (docs/upstream-facts.md §1.11, §4 row 5; user report C3).
+ * Chart registry credentials are passed on the resource, never taken from the host's Helm login (C1), and
+ * only to the locations that take them (`repositoryOptions`). The chart is resolved through its origin
+ * (`chartReference`).
  *
  * Outputs: `status` (Helm's release status) and `releaseName`.
  */
 export class NvcfRelease extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
+  /** Where the chart was resolved to (origin, location kind, deciding config key). */
+  readonly chartReference: ResolvedChart;
   readonly status: pulumi.Output<string>;
   readonly releaseName: pulumi.Output<string>;
 
   constructor(name: string, args: NvcfReleaseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:Release", name, {}, opts);
-    const ref = chartReference(args.source.config, args.chart);
-    const cfg = args.source.config;
-    const repositoryOpts: k8s.types.input.helm.v3.RepositoryOpts | undefined =
-      cfg.source === "local"
-        ? undefined
-        : {
-            repo: ref.repo,
-            username: cfg.username,
-            password: args.source.password,
-          };
+    const ref = chartReference(args.source.config, args.chart, args.version);
+    this.chartReference = ref;
+    const repositoryOpts = repositoryOptions(ref, args.source.config.username, args.source.password);
     this.release = new k8s.helm.v3.Release(
       name,
       {

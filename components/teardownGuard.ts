@@ -1,6 +1,6 @@
 /**
  * `TeardownGuard`: makes `pulumi destroy` of a control-plane stack refuse while any compute-plane stack
- * still references it (spec §4 row 13: every compute plane goes before the control plane).
+ * still references it (docs/upstream-facts.md §4 row 13: every compute plane goes before the control plane).
  *
  * It is a command whose create does nothing and whose delete inspects the state backend: every other
  * stack of the project whose exported state still holds a StackReference to this stack blocks the delete.

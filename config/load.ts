@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { ConfigError, type Problem, describe } from "./problems";
-import { computePlaneRules, controlPlaneRules } from "./rules";
+import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
   type ComputePlaneConfig,
   type ControlPlaneConfig,
@@ -68,35 +68,201 @@ function deletePath(obj: unknown, path: readonly PropertyKey[]): boolean {
   return true;
 }
 
-function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown): Problem[] {
+/** A zod schema's internal definition (zod 4 keeps it on `_zod.def`); only the fields read below. */
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  element?: unknown;
+  valueType?: unknown;
+}
+const defOf = (s: unknown): SchemaDef | undefined => (s as { _zod?: { def?: SchemaDef } })?._zod?.def;
+
+/** The schema at a key path (wrappers such as default/optional looked through); undefined when unknown. */
+function schemaAt(schema: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = schema;
+  const unwrap = () => {
+    for (
+      let d = defOf(cur);
+      d && ["optional", "nullable", "default", "prefault", "readonly", "catch", "pipe"].includes(d.type);
+      d = defOf(cur)
+    )
+      cur = d.type === "pipe" ? d.in : d.innerType;
+  };
+  for (const p of path) {
+    unwrap();
+    const d = defOf(cur);
+    if (!d) return undefined;
+    if (d.type === "object") cur = d.shape?.[String(p)];
+    else if (d.type === "array") cur = d.element;
+    else if (d.type === "record") cur = d.valueType;
+    else return undefined;
+  }
+  unwrap();
+  return cur;
+}
+
+/** The keys an object schema accepts at a path (empty when it is not an object). */
+function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  const d = defOf(schemaAt(schema, path));
+  return d?.type === "object" && d.shape ? Object.keys(d.shape) : [];
+}
+
+/** `nvcf:<path>` as typed in a shell: quoted when it holds characters a shell would expand (`[`, `]`). */
+const shellKey = (path: string) => (/[[\]*?]/.test(path) ? `'${NS}:${path}'` : `${NS}:${path}`);
+
+/** Levenshtein distance, for "did you mean" hints on misspelt keys. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(
+        row[j] + 1,
+        row[j - 1] + 1,
+        prev + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
+      );
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "a map of keys",
+  record: "a map of keys",
+  null: "null",
+  literal: "a fixed value",
+};
+
+/** Whether the number schema at a path only takes whole numbers (`z.number().int()`). */
+function isIntAt(schema: unknown, path: readonly PropertyKey[]): boolean {
+  const s = schemaAt(schema, path) as { _zod?: { bag?: { format?: string } } } | undefined;
+  return /int/.test(s?._zod?.bag?.format ?? "");
+}
+
+/**
+ * What a failed structural check expected, in plain words (never zod's own message text): e.g. `a whole
+ * number of at least 1`, `one of "disabled", "control"`, `true or false`. `hint` is the `<value>` placeholder
+ * the fix uses.
+ */
+function expectedOf(i: z.core.$ZodIssue, schema: unknown): { expected: string; hint: string } {
+  switch (i.code) {
+    case "invalid_type": {
+      const type = i.expected === "number" && isIntAt(schema, i.path) ? "int" : String(i.expected);
+      const words = TYPE_WORDS[type] ?? `a value of type ${type}`;
+      return { expected: words, hint: `<${words}>` };
+    }
+    case "invalid_value": {
+      const vs = i.values.map((v) => JSON.stringify(v));
+      return vs.length === 1
+        ? { expected: vs[0], hint: String(i.values[0]) }
+        : { expected: `one of ${vs.join(", ")}`, hint: `<${i.values.map(String).join("|")}>` };
+    }
+    case "too_small":
+    case "too_big": {
+      const small = i.code === "too_small";
+      const bound = Number(small ? i.minimum : i.maximum);
+      const incl = i.inclusive !== false;
+      const cmp = small ? (incl ? "of at least" : "more than") : incl ? "of at most" : "less than";
+      let expected: string;
+      if (i.origin === "string")
+        expected = small && bound === 1 && incl ? "non-empty text" : `text ${cmp} ${bound} characters`;
+      else if (i.origin === "array" || i.origin === "set")
+        expected =
+          small && bound === 1 && incl ? "a list with at least one entry" : `a list ${cmp} ${bound} entries`;
+      else expected = `${isIntAt(schema, i.path) ? "a whole number" : "a number"} ${cmp} ${bound}`;
+      return { expected, hint: `<${expected}>` };
+    }
+    case "invalid_format":
+      return i.format === "regex" && "pattern" in i
+        ? { expected: `text matching ${String(i.pattern)}`, hint: "<value>" }
+        : { expected: `a valid ${i.format}`, hint: "<value>" };
+    case "not_multiple_of":
+      return { expected: `a multiple of ${String(i.divisor)}`, hint: "<value>" };
+    case "invalid_union": {
+      const kinds = [
+        ...new Set(
+          i.errors.flatMap((errs) =>
+            errs
+              .filter((e) => e.code === "invalid_type" && e.path.length === 0)
+              .map(
+                (e) =>
+                  TYPE_WORDS[String((e as { expected: unknown }).expected)] ??
+                  String((e as { expected: unknown }).expected),
+              ),
+          ),
+        ),
+      ];
+      return {
+        expected:
+          kinds.length > 0 ? kinds.join(" or ") : 'one of the accepted forms (README "Configuration")',
+        hint: "<value>",
+      };
+    }
+    default:
+      return { expected: i.message.replace(/^Invalid input: /, ""), hint: "<value>" };
+  }
+}
+
+/**
+ * Structural problems (zod issues) in plain words. An unknown key says how to remove it (without `--path`
+ * for a top-level key whose name holds a dot, i.e. one set without `--path` by mistake, which it then
+ * explains) and names the closest known key when one is a likely misspelling.
+ */
+function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown, schema: unknown): Problem[] {
   const out: Problem[] = [];
+  const topKeys = knownKeysAt(schema, []);
   for (const i of issues) {
     const path = issuePath(i.path);
     const secret = secretKeySet.has(String(i.path[0]));
     if (i.code === "unrecognized_keys") {
+      const known = knownKeysAt(schema, i.path);
       for (const k of i.keys) {
         const key = path ? `${path}.${k}` : k;
+        const head = k.split(".")[0];
+        if (!path && k.includes(".") && topKeys.includes(head)) {
+          out.push({
+            key: `${NS}:${key}`,
+            expected: `${head} as an object whose fields are set with --path`,
+            found: `a key literally named "${k}" (set without --path)`,
+            fix: `pulumi config rm ${NS}:${key}, then pulumi config set --path ${NS}:${key} <value>`,
+          });
+          continue;
+        }
+        const near = known
+          .map((c) => [c, distance(k, c)] as const)
+          .filter(([, d]) => d <= Math.max(1, Math.floor(k.length / 4)))
+          .sort((a, b) => a[1] - b[1])[0]?.[0];
+        const rm = path ? `pulumi config rm --path ${shellKey(key)}` : `pulumi config rm ${shellKey(key)}`;
         out.push({
           key: `${NS}:${key}`,
-          expected: "a known key",
+          expected: near
+            ? `a known key (did you mean ${NS}:${path ? `${path}.` : ""}${near}?)`
+            : "a key this program reads",
           found: "an unknown key",
-          fix: `remove it (pulumi config rm --path ${NS}:${key}); no chart reads it. See Pulumi.yaml for the keys`,
+          fix: near
+            ? `${rm}, then set ${NS}:${path ? `${path}.` : ""}${near}`
+            : `${rm} (README "Configuration" lists every key)`,
         });
       }
       continue;
     }
     const value = getPath(input, i.path);
-    const expected =
-      i.code === "invalid_type"
-        ? String(i.expected)
-        : i.code === "invalid_value"
-          ? `one of ${i.values.map((v) => JSON.stringify(v)).join(", ")}`
-          : i.message.replace(/^Invalid input: /, "");
+    const { expected, hint } = expectedOf(i, schema);
     out.push({
       key: `${NS}:${path}`,
       expected,
       found: describe(value, secret),
-      fix: `pulumi config set --path ${NS}:${path} <value>${secret ? " --secret" : ""}`,
+      fix: `pulumi config set ${i.path.length > 1 ? "--path " : ""}${secret ? "--secret " : ""}${shellKey(path)} ${hint}`,
     });
   }
   return out;
@@ -140,7 +306,7 @@ export function validateConfig(
   }
   let result = schema.safeParse(input);
   if (!result.success) {
-    problems.push(...zodProblems(result.error.issues, input));
+    problems.push(...zodProblems(result.error.issues, input, schema));
     // Drop the offending entries and parse again, so that the rules still run on everything else
     // and the user sees every problem in one go.
     const lenient = structuredClone(input);
@@ -164,6 +330,15 @@ export function validateConfig(
         ? computePlaneRules(result.data as ComputePlaneConfig, ctx)
         : controlPlaneRules(result.data as ControlPlaneConfig, ctx);
     problems.push(...ruleProblems.filter((p) => !seen.has(p.key)));
+    // A credential written into releaseValues is stored in plain text unless releaseValues is a secret.
+    if (!secretKeys.has("releaseValues"))
+      for (const path of releaseValueSecretPaths(result.data.releaseValues))
+        problems.push({
+          key: `${NS}:${path}`,
+          expected: "a secret value (a credential in releaseValues is stored in plain text otherwise)",
+          found: "a plain-text value",
+          fix: `pulumi config set --secret --path ${shellKey(path)} <value>, or better remove it and use ${NS}:cassandraPassword (--secret)`,
+        });
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(stack, problems);
   return result.data as StackConfig;

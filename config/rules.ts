@@ -1,6 +1,6 @@
 /**
  * Cross-field config rules (pure functions). Each returns the problems it finds; `controlPlaneRules` and
- * `computePlaneRules` run them all. Sources: spec §1.5 (observability), §1.9 (template validations),
+ * `computePlaneRules` run them all. Sources: docs/upstream-facts.md §1.5 (observability), §1.9 (template validations),
  * §2.3/§2.6 (compute plane) and the control/compute rows of §4 that can be checked from config.
  */
 import {
@@ -9,10 +9,14 @@ import {
   type BundleVersion,
   releaseSpec,
 } from "../catalog/releases";
+import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
 import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
 import { httpRouteHostnames } from "../values/routes";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
+import type { EnableFlag } from "../catalog/releases";
+import { computeFlags } from "../values/compute";
+import { controlFlags } from "../values/control";
 
 const K = (path: string) => `nvcf:${path}`;
 const PLACEHOLDER_REPO = "YOUR_ORG/YOUR_TEAM";
@@ -27,7 +31,13 @@ export const isDevStack = (stack: string) => /^dev($|[-_])/.test(stack);
 
 type Charts = ControlPlaneConfig["charts"];
 
-/** Chart source rules (spec §1.2, user reports C1/C2). */
+/**
+ * Chart source rules (docs/upstream-facts.md §1.2, user reports C1/C2; origins and mirrors: catalog/sources.ts). Input: the
+ * validated `charts` object, the plane and the bundle. Output: one problem per wrong key, naming the key and
+ * the fix: a missing or unusable `charts.path`, a missing or non-https `charts.url`, the placeholder OCI
+ * repository, unknown or unshipped `versionOverrides`, and per mirror an unparsable `location`, `credentials:
+ * charts` on a directory or without `charts.username`, or a mirror for charts this plane never installs.
+ */
 export function chartSourceRules(
   charts: Charts,
   plane: "control" | "compute",
@@ -41,6 +51,66 @@ export function chartSourceRules(
       found: "nothing",
       fix: "pulumi config set --path nvcf:charts.path <dir>",
     });
+  }
+  if (charts.path !== undefined && charts.path !== "") {
+    const loc = parseLocation(charts.path);
+    const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(charts.path.trim());
+    if ("error" in loc || loc.kind !== "local")
+      out.push({
+        key: K("charts.path"),
+        expected:
+          "error" in loc && !isUrl
+            ? `a directory: ${loc.error}`
+            : "a directory (absolute, or relative to the project); registries go in charts.source/registry/url or charts.mirrors",
+        found: describe(charts.path),
+        fix: "pulumi config set --path nvcf:charts.path <absolute dir, or dir relative to the project>",
+      });
+  }
+  // Charts this plane can install: its catalog releases, plus Envoy Gateway's chart on the control plane
+  // (components/gateway.ts, gateway.install).
+  const planeCharts = new Set(
+    (plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES).map((r) => r.chart),
+  );
+  if (plane === "control") planeCharts.add("gateway-helm");
+  for (const key of MIRROR_KEYS) {
+    const mirror = charts.mirrors[key];
+    if (!mirror) continue;
+    const at = `charts.mirrors.${key}`;
+    const served = chartsOfMirror(key);
+    if (!served.some((c) => planeCharts.has(c))) {
+      out.push({
+        key: K(at),
+        expected: `a mirror for charts the ${plane} plane installs (${key} serves ${served.join(", ")})`,
+        found: describe(mirror.location),
+        fix: `pulumi config rm --path nvcf:${at} (set it on the stack of the other plane)`,
+      });
+      continue;
+    }
+    const loc = parseLocation(mirror.location);
+    if ("error" in loc) {
+      out.push({
+        key: K(`${at}.location`),
+        expected: loc.error,
+        found: describe(mirror.location),
+        fix: `pulumi config set --path nvcf:${at}.location <oci://host/path | https://repo | directory>`,
+      });
+      continue;
+    }
+    if (mirror.credentials === "charts" && loc.kind === "local")
+      out.push({
+        key: K(`${at}.credentials`),
+        expected: "credentials only for oci:// or https:// locations (a directory needs none)",
+        found: describe(mirror.credentials),
+        fix: `pulumi config set --path nvcf:${at}.credentials none`,
+      });
+    else if (mirror.credentials === "charts" && !charts.username)
+      out.push({
+        key: K(`${at}.credentials`),
+        expected:
+          "nvcf:charts.username set: credentials: charts logs in as that user with nvcf:chartRegistryPassword",
+        found: "no charts.username",
+        fix: `pulumi config set --path nvcf:charts.username <user> (or set ${at}.credentials none)`,
+      });
   }
   if (charts.source === "https" && !/^https:\/\//.test(charts.url ?? "")) {
     out.push({
@@ -81,22 +151,84 @@ export function chartSourceRules(
   return out;
 }
 
-/** Release-values override rules: only known releases (user report C13). */
-export function releaseValuesRules(values: Record<string, unknown>, plane: "control" | "compute"): Problem[] {
-  const known = new Set(
-    (plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES).map((r) => r.name),
-  );
-  return Object.keys(values)
-    .filter((k) => !known.has(k))
-    .map((k) => ({
-      key: K(`releaseValues.${k}`),
-      expected: `a ${plane}-plane release name`,
-      found: describe(k),
-      fix: `use one of: ${[...known].join(", ")}`,
-    }));
+/**
+ * `releaseValues` rules (user report C13, issue 8): every mistake in a per-release override is a problem naming
+ * its key. Input: the validated config of either plane and the rule context. Output, per override:
+ * - a release this plane's catalog does not have (or one of the other plane), one that the stack's NVCF bundle
+ *   does not ship, or one that is off in this config (the override would be silently unused);
+ * - a top-level key other than the chart's values key (`catalog/releases.ts` `valuesKey`: NVIDIA's charts that
+ *   have one read nothing else, see each chart's `values.yaml` under `deploy/helm/`), e.g.
+ *   `releaseValues.api.image` for `releaseValues.api.api.image`; `global` is also accepted where the chart
+ *   wraps upstream subcharts, which read Helm's `global` (openbao, nats, cert-manager);
+ * - every rule of a first-class key that sets the same chart value (`releaseValueParityRules`).
+ */
+export function releaseValuesRules(
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  ctx: RuleContext,
+): Problem[] {
+  const plane = cfg.plane;
+  const bundle = cfg.bundleVersion;
+  const own = plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES;
+  const other = plane === "control" ? COMPUTE_PLANE_RELEASES : CONTROL_PLANE_RELEASES;
+  const flags =
+    cfg.plane === "control"
+      ? controlFlags(cfg as ControlPlaneConfig)
+      : computeFlags(cfg as ComputePlaneConfig);
+  const out: Problem[] = [];
+  /** The overrides of releases this stack installs: the first-class rules apply to those. */
+  const installed: ControlPlaneConfig["releaseValues"] = {};
+  for (const [name, override] of Object.entries(cfg.releaseValues)) {
+    const where = `releaseValues.${name}`;
+    const spec = own.find((r) => r.name === name);
+    if (!spec) {
+      const otherPlane = plane === "control" ? "compute" : "control";
+      const elsewhere = other.some((r) => r.name === name);
+      out.push({
+        key: K(where),
+        expected: `a ${plane}-plane release name`,
+        found: elsewhere ? `${describe(name)}, a ${otherPlane}-plane release` : describe(name),
+        fix: elsewhere
+          ? `pulumi config rm --path ${K(where)}, and set it on the ${otherPlane}-plane stack`
+          : `use one of: ${own.map((r) => r.name).join(", ")}`,
+      });
+      continue;
+    }
+    if (spec.versions[bundle] === undefined) {
+      out.push({
+        key: K(where),
+        expected: `a release that NVCF bundle ${bundle} ships`,
+        found: `${describe(name)}, which bundle ${bundle} does not have`,
+        fix: `pulumi config rm --path ${K(where)}, or set nvcf:bundleVersion to ${Object.keys(spec.versions).join(" or ")}`,
+      });
+      continue;
+    }
+    if (!flags[spec.enabled]) {
+      out.push({
+        key: K(where),
+        expected: "an override for a release this stack installs",
+        found: `${describe(name)}, which is off in this config (${ENABLED_BY[spec.enabled]})`,
+        fix: `pulumi config rm --path ${K(where)}, or turn the release on (${ENABLED_BY[spec.enabled]})`,
+      });
+      continue;
+    }
+    installed[name] = override;
+    if (spec.valuesKey !== null) {
+      const accepted = new Set([spec.valuesKey, ...(CHARTS_READING_GLOBAL.has(spec.name) ? ["global"] : [])]);
+      for (const k of Object.keys(override))
+        if (!accepted.has(k))
+          out.push({
+            key: K(`${where}.${k}`),
+            expected: `keys under ${spec.valuesKey} (${spec.chart} reads its values only under ${spec.valuesKey}:)`,
+            found: `a top-level ${describe(k)}, which the chart never reads`,
+            fix: `pulumi config rm --path ${K(`${where}.${k}`)}, then set it as ${K(`${where}.${spec.valuesKey}.${k}`)}`,
+          });
+    }
+  }
+  out.push(...releaseValueParityRules({ ...cfg, releaseValues: installed }, ctx));
+  return out;
 }
 
-/** A secret registry key's format (spec §4 row 2); reasons never quote the key. */
+/** A secret registry key's format (docs/upstream-facts.md §4 row 2); reasons never quote the key. */
 export function registryKeyRules(key: string | undefined, path: string): Problem[] {
   if (key === undefined) return [];
   return registryKeyProblems(key).map((reason) => ({
@@ -124,7 +256,7 @@ function pullSecretRules(cfg: {
   return [];
 }
 
-/** Observability mode rules (spec §1.5, §4 row 31). */
+/** Observability mode rules (docs/upstream-facts.md §1.5, §4 row 31). */
 export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
   const o = cfg.observability;
   const c = o.components;
@@ -251,7 +383,10 @@ const HOSTPORT =
   /^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:.]+\]):([0-9]{1,5})$/;
 const RFC1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-/** LLM addon rules (spec §1.9, §4 row 32). */
+/** The certificate name that covers every request-router replica's advertised host (headless service wildcard). */
+export const LLM_ROUTER_HEADLESS_WILDCARD = "*.llm-request-router-headless.nvcf.svc.cluster.local";
+
+/** LLM addon rules (docs/upstream-facts.md §1.9, §4 row 32). */
 export function llmRules(cfg: ControlPlaneConfig): Problem[] {
   const llm = cfg.addons.llm;
   const out: Problem[] = [];
@@ -269,6 +404,39 @@ export function llmRules(cfg: ControlPlaneConfig): Problem[] {
   }
   const pki = llm.pki;
   if (!pki.enabled) return out;
+  if (cfg.bundleVersion !== "0.8.0") {
+    // Before 0.8.0 (stack v0.7.0 `global.yaml.gotmpl`) the request-router chart's own hook always provisions
+    // the OpenBao issuing hierarchy: certManager mode only, with its allowed domains and the hook's image tag.
+    if (pki.mode !== "certManager" || pki.manageClusterIssuer !== undefined)
+      out.push({
+        key: K(pki.mode !== "certManager" ? "addons.llm.pki.mode" : "addons.llm.pki.manageClusterIssuer"),
+        expected: `certManager mode without manageClusterIssuer: NVCF bundle ${cfg.bundleVersion} has no issuer choice`,
+        found: describe(pki.mode !== "certManager" ? pki.mode : pki.manageClusterIssuer),
+        fix: "remove it, or set nvcf:bundleVersion 0.8.0",
+      });
+    if (pki.dnsNames.length === 0)
+      out.push({
+        key: K("addons.llm.pki.dnsNames"),
+        expected: "at least one DNS name",
+        found: "[]",
+        fix: "pulumi config set --path 'nvcf:addons.llm.pki.dnsNames[0]' llm-request-router.nvcf.svc.cluster.local",
+      });
+    if (!pki.allowedDomains)
+      out.push({
+        key: K("addons.llm.pki.allowedDomains"),
+        expected: "the domains the router's OpenBao role may sign",
+        found: "nothing",
+        fix: "set addons.llm.pki.allowedDomains",
+      });
+    if (!pki.imageTag && !cfg.openbao.migrationsImageTag)
+      out.push({
+        key: K("addons.llm.pki.imageTag"),
+        expected: "an image tag (or openbao.migrationsImageTag) for the router's PKI hook",
+        found: "nothing",
+        fix: "set addons.llm.pki.imageTag",
+      });
+    return out;
+  }
   if (pki.mode === "certManager") {
     if (!RFC1123.test(pki.issuerName) || pki.issuerName.length > 253)
       out.push({
@@ -277,12 +445,15 @@ export function llmRules(cfg: ControlPlaneConfig): Problem[] {
         found: describe(pki.issuerName),
         fix: "e.g. nvcf-openbao-pki",
       });
-    if (pki.dnsNames.length === 0)
+    // helm-nvcf-llm-request-router 1.7.2 (`validateCertificateDnsNames`) refuses a certificate that does not
+    // cover the name each of its replicas advertises: `<pod>.llm-request-router-headless.nvcf.svc.cluster.local`
+    // (the stack runs 3 replicas), i.e. the wildcard of the headless service.
+    if (!pki.dnsNames.some((n) => n.toLowerCase() === LLM_ROUTER_HEADLESS_WILDCARD))
       out.push({
         key: K("addons.llm.pki.dnsNames"),
-        expected: "at least one DNS name in certManager mode",
-        found: "[]",
-        fix: "pulumi config set --path 'nvcf:addons.llm.pki.dnsNames[0]' llm-request-router.nvcf.svc.cluster.local",
+        expected: `the DNS names of the router's certificate, including ${LLM_ROUTER_HEADLESS_WILDCARD} (the name each replica advertises)`,
+        found: describe(pki.dnsNames),
+        fix: `pulumi config set --path 'nvcf:addons.llm.pki.dnsNames' '["llm-request-router.nvcf.svc.cluster.local","${LLM_ROUTER_HEADLESS_WILDCARD}"]'`,
       });
     const managed = llmManagesIssuer(cfg);
     if (pki.manageClusterIssuer === true && pki.issuerKind !== "ClusterIssuer")
@@ -339,16 +510,18 @@ export function llmRules(cfg: ControlPlaneConfig): Problem[] {
   return out;
 }
 
-/** Whether the stack manages the LLM PKI ClusterIssuer (renders `nvcf-pki`, spec §1.3/§1.9). */
+/** Whether the stack manages the LLM PKI ClusterIssuer (renders `nvcf-pki`, docs/upstream-facts.md §1.3/§1.9). */
 export function llmManagesIssuer(cfg: ControlPlaneConfig): boolean {
   const pki = cfg.addons.llm.pki;
+  // Only bundle 0.8.0 ships the nvcf-pki release (earlier bundles: the router chart provisions itself).
+  if (cfg.bundleVersion !== "0.8.0") return false;
   if (!cfg.addons.llm.enabled || !pki.enabled || pki.mode !== "certManager") return false;
   return (
     pki.manageClusterIssuer ?? (pki.issuerKind === "ClusterIssuer" && pki.issuerName === "nvcf-openbao-pki")
   );
 }
 
-/** Rules of the control-plane stack (spec §1.5, §1.9, §4). Returns every problem found. */
+/** Rules of the control-plane stack (docs/upstream-facts.md §1.5, §1.9, §4). Returns every problem found. */
 export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   const add = (key: string, expected: string, found: string, fix: string) =>
@@ -357,7 +530,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
   const bundle = cfg.bundleVersion;
 
   out.push(...chartSourceRules(cfg.charts, "control", bundle));
-  out.push(...releaseValuesRules(cfg.releaseValues, "control"));
+  out.push(...releaseValuesRules(cfg, ctx));
   if (cfg.images.repository === PLACEHOLDER_REPO)
     add(
       "images.repository",
@@ -387,13 +560,13 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "pulumi config set --secret nvcf:registryKey <key> (or nvcf:sidecarRegistryKey)",
     );
 
-  // Cassandra (spec §4 rows 1, 27).
+  // Cassandra (docs/upstream-facts.md §4 rows 1, 27).
   if (cfg.cassandraPassword !== undefined) {
     if (cfg.cassandraPassword === CASSANDRA_DEFAULT_PASSWORD)
       add(
         "cassandraPassword",
         "a password other than the chart default",
-        "[secret] (the chart default ch@ng3m3)",
+        "[secret] (the chart's default password)",
         "pulumi config rm nvcf:cassandraPassword to have one generated, or set another with --secret",
       );
     else if (cfg.cassandraPassword.length < 8)
@@ -412,7 +585,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "pulumi config set --path nvcf:cassandra.preset xlarge",
     );
 
-  // Account limits (spec §1.9, §4 row 33).
+  // Account limits (docs/upstream-facts.md §1.9, §4 row 33).
   const limits: [keyof ControlPlaneConfig["accounts"]["limits"], number][] = [
     ["maxFunctions", 50],
     ["maxTasks", 50],
@@ -430,7 +603,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       );
   }
 
-  // Gateway (spec §1.9, §4 rows 7, 8, 18, 19, 20, 34).
+  // Gateway (docs/upstream-facts.md §1.9, §4 rows 7, 8, 18, 19, 20, 34).
   const g = cfg.gateway;
   if (!g.controllerNamespace)
     add(
@@ -506,12 +679,11 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "pulumi config set nvcf:domain nvcf.example.com",
     );
 
-  // Add-ons available in the bundle (spec §5.2).
+  // Add-ons available in the bundle (docs/upstream-facts.md §5.2).
   const addonReleases: [boolean, string, string][] = [
     [cfg.addons.llm.enabled, "llm-request-router", "addons.llm.enabled"],
     [cfg.addons.nvcfUi.enabled, "nvcf-ui", "addons.nvcfUi.enabled"],
     [cfg.addons.vanityGateway.enabled, "vanity-gateway", "addons.vanityGateway.enabled"],
-    [llmManagesIssuer(cfg), "nvcf-pki", "addons.llm.pki.enabled"],
   ];
   for (const [on, rel, key] of addonReleases)
     if (on && releaseSpec(rel).versions[bundle] === undefined)
@@ -525,7 +697,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
   out.push(...observabilityRules(cfg));
   out.push(...llmRules(cfg));
 
-  // GPU clusters (issue 4; spec §4 rows 14, 26).
+  // GPU clusters (issue 4; docs/upstream-facts.md §4 rows 14, 26).
   const names = new Set<string>();
   cfg.gpuClusters.forEach((c, i) => {
     if (names.has(c.name))
@@ -569,7 +741,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
   return out;
 }
 
-/** The default feature gates NVCA gets (spec §2.6). */
+/** The default feature gates NVCA gets (docs/upstream-facts.md §2.6). */
 export const DEFAULT_FEATURE_GATES = [
   "DynamicGPUDiscovery",
   "InfraResourceOverhead",
@@ -595,14 +767,23 @@ export function versionAtLeast(version: string, min: string): boolean {
   return true;
 }
 
-/** Rules of a compute-plane stack (spec §2.3, §2.6, §4 rows 9-12, 37). Returns every problem found. */
+/** The helm-nvca-operator chart version a compute stack installs (its hot-fix override, else the bundle's pin). */
+function opVersionOf(cfg: ComputePlaneConfig): string {
+  return (
+    cfg.charts.versionOverrides["nvca-operator"] ??
+    releaseSpec("nvca-operator").versions[cfg.bundleVersion] ??
+    "0"
+  );
+}
+
+/** Rules of a compute-plane stack (docs/upstream-facts.md §2.3, §2.6, §4 rows 9-12, 37). Returns every problem found. */
 export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   const add = (key: string, expected: string, found: string, fix: string) =>
     out.push({ key: K(key), expected, found, fix });
   const a = cfg.addons;
   out.push(...chartSourceRules(cfg.charts, "compute", cfg.bundleVersion));
-  out.push(...releaseValuesRules(cfg.releaseValues, "compute"));
+  out.push(...releaseValuesRules(cfg, _ctx));
   // No registry key here is fine: the pull secret then uses the control plane's key (contract output).
   out.push(...registryKeyRules(cfg.registryKey, "registryKey"));
   if (a.topologyAwareScheduling.enabled && !a.kaiScheduler.enabled)
@@ -612,12 +793,47 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
       "true",
       "enable addons.kaiScheduler or turn topology off",
     );
-  if (a.groveOperator.enabled && !a.kaiScheduler.enabled)
+  // Add-ons the bundle's compute stack ships (0.6.1: none; 0.7.0: Grove and Dynamo; 0.8.0: all).
+  const bundle = cfg.bundleVersion;
+  const addonReleases: [boolean, string, string][] = [
+    [a.kaiScheduler.enabled, "kai-scheduler", "addons.kaiScheduler.enabled"],
+    [a.topologyAwareScheduling.enabled, "nvcf-kai-topology", "addons.topologyAwareScheduling.enabled"],
+    [a.groveOperator.enabled, "grove-operator", "addons.groveOperator.enabled"],
+    [a.dynamoOperator.enabled, "dynamo-operator", "addons.dynamoOperator.enabled"],
+  ];
+  for (const [on, rel, key] of addonReleases)
+    if (on && releaseSpec(rel).versions[bundle] === undefined)
+      add(
+        key,
+        `false: NVCF bundle ${bundle} does not ship ${rel}`,
+        "true",
+        `turn it off or set nvcf:bundleVersion to ${Object.keys(releaseSpec(rel).versions).join(" or ")}`,
+      );
+  // Grove schedules through KAI where the bundle ships KAI (0.8.0); the 0.7.0 stack installs Grove alone.
+  const kaiShipped = releaseSpec("kai-scheduler").versions[bundle] !== undefined;
+  if (a.groveOperator.enabled && !a.kaiScheduler.enabled && kaiShipped)
     add(
       "addons.groveOperator.enabled",
       "false unless addons.kaiScheduler.enabled (Grove needs KAI)",
       "true",
       "enable addons.kaiScheduler or turn Grove off",
+    );
+  if (a.groveOperator.enabled && cfg.placement.nodeSelector && bundle === "0.7.0")
+    add(
+      "placement.nodeSelector",
+      "unset while Grove is on in bundle 0.7.0 (grove-charts v0.1.0-alpha.9 has no nodeSelector value)",
+      describe(cfg.placement.nodeSelector),
+      "remove placement.nodeSelector, turn Grove off, or set nvcf:bundleVersion 0.8.0",
+    );
+  if (
+    cfg.nvcaOperator.byooOtelCollectorImageRepository !== undefined &&
+    !versionAtLeast(opVersionOf(cfg), "1.21.0")
+  )
+    add(
+      "nvcaOperator.byooOtelCollectorImageRepository",
+      `unset with helm-nvca-operator ${opVersionOf(cfg)} (agent.byooOtelCollector needs >= 1.21.0)`,
+      describe(cfg.nvcaOperator.byooOtelCollectorImageRepository),
+      "remove it or set nvcf:bundleVersion 0.8.0",
     );
   if (a.dynamoOperator.enabled && !a.groveOperator.enabled)
     add(
@@ -642,10 +858,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
         "fix the spelling",
       );
   });
-  const opVersion =
-    cfg.charts.versionOverrides["nvca-operator"] ??
-    releaseSpec("nvca-operator").versions[cfg.bundleVersion] ??
-    "0";
+  const opVersion = opVersionOf(cfg);
   if (cfg.nvcaOperator.hostHeaderOverrides && !versionAtLeast(opVersion, "1.12.0"))
     add(
       "nvcaOperator.hostHeaderOverrides",
@@ -675,5 +888,309 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
       describe(cfg.inotify.maxUserWatches),
       "pulumi config set --path nvcf:inotify.maxUserWatches 524288",
     );
+  return out;
+}
+
+// ---- releaseValues: which config turns each release on, and the rules of first-class keys (issue 8) ----
+
+/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in `values/`), for fixes. */
+const ENABLED_BY: Record<EnableFlag, string> = {
+  always: "always on",
+  observabilityEnabled: "nvcf:observability.profile not disabled",
+  prometheusOperatorCrdsInstall: "nvcf:observability.components.prometheusOperatorCrds install",
+  otelOperatorInstall: "nvcf:observability.components.otelOperator install",
+  metricsBackendInstall: "nvcf:observability.metricsBackend.mode install",
+  collectorInstall: "nvcf:observability.components.collector install",
+  nats: "nvcf:nats.enabled",
+  certManager: "nvcf:certManager.managed",
+  openbao: "nvcf:openbao.enabled",
+  llmManagedPki: "nvcf:addons.llm.pki with a managed ClusterIssuer",
+  cassandra: "nvcf:cassandra.enabled",
+  rateLimiter: "nvcf:rateLimiter.enabled",
+  llm: "nvcf:addons.llm.enabled",
+  vanityGateway: "nvcf:addons.vanityGateway.enabled",
+  nvcfUi: "nvcf:addons.nvcfUi.enabled",
+  ingress: "always on",
+  stateMetrics: "nvcf:stateMetrics.enabled",
+  functionAutoscaler: "nvcf:observability.profile control or all",
+  kaiScheduler: "nvcf:addons.kaiScheduler.enabled",
+  kaiTopology: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.kaiScheduler.enabled",
+  groveOperator: "nvcf:addons.groveOperator.enabled",
+  groveTopology: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.groveOperator.enabled",
+  dynamoOperator: "nvcf:addons.dynamoOperator.enabled",
+};
+
+/**
+ * Releases whose chart wraps upstream subcharts (a `dependencies:` entry in its `Chart.yaml`:
+ * `deploy/helm/openbao/helm`, `deploy/helm/nats`, `deploy/helm/cert-manager`, at 0.7.0 and HEAD); Helm hands
+ * the top-level `global` to those subcharts, so it is read there besides the values key.
+ */
+const CHARTS_READING_GLOBAL: ReadonlySet<string> = new Set(["openbao-server", "nats", "cert-manager"]);
+
+/** Account-bootstrap limits and their maximum (docs/upstream-facts.md §1.9, §4 row 33), as `accounts.limits` checks them. */
+export const ACCOUNT_LIMITS_MAX = {
+  maxFunctions: 50,
+  maxTasks: 50,
+  maxTelemetries: 25,
+  maxRegistryCreds: 25,
+} as const;
+
+/** The env names the OpenBao migrations job must get, all three (secrets template; `values/control.ts`). */
+export const OPENBAO_MIGRATIONS_ENV = [
+  "DEFAULT_CASSANDRA_PASSWORD",
+  "NVCF_API_SIDECARS_IMAGE_PULL_SECRET",
+  "ADMIN_CLIENT_ID",
+] as const;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The value at a dotted path of an override (undefined when any step is missing). */
+function at(v: unknown, ...path: string[]): unknown {
+  let cur = v;
+  for (const p of path) {
+    if (!isObj(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}
+/** `nvcf:<path>` quoted for a shell when it holds `[` or `]`. */
+const Q = (path: string) => (/[[\]]/.test(path) ? `'${K(path)}'` : K(path));
+
+/**
+ * The Cassandra password rules of `nvcf:cassandraPassword` (docs/upstream-facts.md §4 rows 1, 27) for a value set elsewhere.
+ * Returns the reasons (never the value); empty when fine.
+ */
+function cassandraPasswordReasons(v: unknown): string[] {
+  if (typeof v !== "string") return [`not text (${typeof v})`];
+  if (v === CASSANDRA_DEFAULT_PASSWORD) return ["the chart's default password"];
+  if (v.length < 8) return ["shorter than 8 characters"];
+  return [];
+}
+
+/**
+ * The rules of first-class keys applied to the chart values they set, when those values are written through
+ * `releaseValues` instead. Input: the validated config of either plane and the rule context. Output: one
+ * problem per breach, keyed by the `releaseValues` path, secrets redacted:
+ * - control plane: the Cassandra password (`cassandra.cassandra.serviceRolePassword` and the OpenBao
+ *   migrations env `DEFAULT_CASSANDRA_PASSWORD`) is refused when it is the chart default or shorter than 8
+ *   characters, and both must stay the same password (one feeds Cassandra's service role, the other what
+ *   the NVCF services log in with); an overridden migrations `env` list (lists replace) must still carry all
+ *   of `OPENBAO_MIGRATIONS_ENV`, with `ADMIN_CLIENT_ID` `ncp`; Cassandra `replicaCount` (whole number >= 1)
+ *   and `resourcesPreset` (medium or larger outside dev stacks), OpenBao `injector.replicas`, the rate
+ *   limiter's and the vanity gateway's `replicaCount` (>= 1), the API's `accountBootstrap.limits` (1 to max);
+ * - compute plane: NVCA `selfManaged.featureGateValues` (gate names; KAIScheduler only with KAI), the host
+ *   header overrides (helm-nvca-operator >= 1.12.0), `agent.byooOtelCollector` (>= 1.21.0), and Grove's
+ *   `nodeSelector`, which grove-charts v0.1.0-alpha.9 (bundle 0.7.0) does not have.
+ */
+export function releaseValueParityRules(
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  ctx: RuleContext,
+): Problem[] {
+  const out: Problem[] = [];
+  const rv = cfg.releaseValues;
+  const add = (path: string, expected: string, found: string, fix: string) =>
+    out.push({ key: K(path), expected, found, fix });
+  const wholeAtLeast = (path: string, v: unknown, min: number, max?: number) => {
+    if (v === undefined) return;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || (max !== undefined && v > max))
+      add(
+        path,
+        max === undefined ? `a whole number of at least ${min}` : `a whole number from ${min} to ${max}`,
+        describe(v),
+        `pulumi config set --path ${Q(path)} ${max === undefined ? min : Math.min(max, 10)}`,
+      );
+  };
+  if (cfg.plane === "control") {
+    const c = cfg as ControlPlaneConfig;
+    // Cassandra password, both places (docs/upstream-facts.md §4 rows 1, 27; README "Credentials by construction").
+    const cassPath = "releaseValues.cassandra.cassandra.serviceRolePassword";
+    const cassPw = at(rv["cassandra"], "cassandra", "serviceRolePassword");
+    if (cassPw !== undefined)
+      for (const r of cassandraPasswordReasons(cassPw))
+        add(
+          cassPath,
+          "a Cassandra password other than the chart default, of at least 8 characters",
+          `[secret] (${r})`,
+          `pulumi config rm --path ${K(cassPath)}, and pulumi config set --secret nvcf:cassandraPassword <password> (it feeds both places), or leave both unset to have one generated`,
+        );
+    const envPath = "releaseValues.openbao-server.openbao.migrations.env";
+    const env = at(rv["openbao-server"], "openbao", "migrations", "env");
+    let baoPw: unknown = undefined;
+    if (env !== undefined) {
+      if (!Array.isArray(env) || !env.every((e) => isObj(e) && typeof e["name"] === "string")) {
+        add(
+          envPath,
+          "a list of {name, value} entries",
+          describe(env, true),
+          `pulumi config rm --path ${K(envPath)}`,
+        );
+      } else {
+        const names = env.map((e) => (e as Obj)["name"] as string);
+        const missing = OPENBAO_MIGRATIONS_ENV.filter((n) => !names.includes(n));
+        if (missing.length > 0)
+          add(
+            envPath,
+            `all of ${OPENBAO_MIGRATIONS_ENV.join(", ")} (a list replaces the program's whole list)`,
+            `no ${missing.join(", ")}`,
+            `pulumi config rm --path ${K(envPath)}; the program sets all three (the Cassandra password from nvcf:cassandraPassword)`,
+          );
+        env.forEach((e, i) => {
+          const entry = e as Obj;
+          const p = `${envPath}[${i}].value`;
+          if (entry["name"] === "DEFAULT_CASSANDRA_PASSWORD") {
+            baoPw = entry["value"];
+            for (const r of cassandraPasswordReasons(entry["value"]))
+              add(
+                p,
+                "a Cassandra password other than the chart default, of at least 8 characters",
+                `[secret] (${r})`,
+                `pulumi config rm --path ${K(envPath)}, and pulumi config set --secret nvcf:cassandraPassword <password>`,
+              );
+          }
+          if (entry["name"] === "ADMIN_CLIENT_ID" && entry["value"] !== "ncp")
+            add(
+              p,
+              `"ncp" (the admin client the NVCF services trust)`,
+              describe(entry["value"]),
+              `pulumi config rm --path ${K(envPath)}`,
+            );
+        });
+      }
+    }
+    if (cassPw !== undefined || baoPw !== undefined) {
+      const first = cassPw ?? c.cassandraPassword;
+      const second = baoPw ?? c.cassandraPassword;
+      if (first === undefined || second === undefined || first !== second)
+        add(
+          cassPw !== undefined ? cassPath : `${envPath}`,
+          "the same Cassandra password for Cassandra's service role and the OpenBao migrations env DEFAULT_CASSANDRA_PASSWORD",
+          `[secret] (${cassPw !== undefined ? "set only here or different from the other" : "different from Cassandra's service-role password"})`,
+          "remove both overrides and pulumi config set --secret nvcf:cassandraPassword <password> (it feeds both)",
+        );
+    }
+    const cass = rv["cassandra"];
+    wholeAtLeast("releaseValues.cassandra.cassandra.replicaCount", at(cass, "cassandra", "replicaCount"), 1);
+    const preset = at(cass, "cassandra", "resourcesPreset");
+    const presets = ["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"];
+    if (preset !== undefined && (typeof preset !== "string" || !presets.includes(preset)))
+      add(
+        "releaseValues.cassandra.cassandra.resourcesPreset",
+        `one of ${presets.join(", ")}`,
+        describe(preset),
+        "pulumi config set --path nvcf:cassandra.preset xlarge (and remove the override)",
+      );
+    else if (
+      preset !== undefined &&
+      !isDevStack(ctx.stack) &&
+      ["none", "nano", "micro", "small"].includes(preset as string)
+    )
+      add(
+        "releaseValues.cassandra.cassandra.resourcesPreset",
+        "medium or larger outside dev stacks (small runs out of memory at first boot)",
+        describe(preset),
+        "pulumi config set --path nvcf:cassandra.preset xlarge (and remove the override)",
+      );
+    wholeAtLeast(
+      "releaseValues.openbao-server.openbao.injector.replicas",
+      at(rv["openbao-server"], "openbao", "injector", "replicas"),
+      1,
+    );
+    wholeAtLeast(
+      "releaseValues.ratelimiter.rateLimiter.replicaCount",
+      at(rv["ratelimiter"], "rateLimiter", "replicaCount"),
+      1,
+    );
+    wholeAtLeast(
+      "releaseValues.vanity-gateway.vanityGateway.replicaCount",
+      at(rv["vanity-gateway"], "vanityGateway", "replicaCount"),
+      1,
+    );
+    const limits = at(rv["api"], "api", "accountBootstrap", "limits");
+    if (isObj(limits))
+      for (const [k, max] of Object.entries(ACCOUNT_LIMITS_MAX))
+        wholeAtLeast(`releaseValues.api.api.accountBootstrap.limits.${k}`, limits[k], 1, max);
+    return out;
+  }
+  const cc = cfg as ComputePlaneConfig;
+  const op = rv["nvca-operator"];
+  const gates = at(op, "selfManaged", "featureGateValues");
+  const gatesPath = "releaseValues.nvca-operator.selfManaged.featureGateValues";
+  if (gates !== undefined) {
+    if (!Array.isArray(gates))
+      add(
+        gatesPath,
+        "a list of feature gate names",
+        describe(gates),
+        `pulumi config rm --path ${K(gatesPath)}, and use nvcf:nvcaOperator.featureGates`,
+      );
+    else
+      gates.forEach((g, i) => {
+        const p = `${gatesPath}[${i}]`;
+        if (typeof g !== "string" || !/^[A-Z][A-Za-z0-9]*$/.test(g))
+          add(
+            p,
+            "a gate name such as LogPosting (this list goes to NVCA verbatim)",
+            describe(g),
+            `fix the spelling, or use nvcf:nvcaOperator.featureGates`,
+          );
+        else if (g === "KAIScheduler" && !cc.addons.kaiScheduler.enabled)
+          add(
+            p,
+            "KAIScheduler only when the KAI scheduler is installed",
+            describe(g),
+            "remove it, or enable nvcf:addons.kaiScheduler (which adds the gate itself)",
+          );
+      });
+  }
+  const opVersion = opVersionOf(cc);
+  const hostOverrides = [
+    "icmsServiceHostHeaderOverride",
+    "revalServiceHostHeaderOverride",
+    "natsHostOverride",
+  ];
+  for (const h of hostOverrides)
+    if (at(op, "selfManaged", h) !== undefined && !versionAtLeast(opVersion, "1.12.0"))
+      add(
+        `releaseValues.nvca-operator.selfManaged.${h}`,
+        `unset with helm-nvca-operator ${opVersion} (host header overrides need >= 1.12.0)`,
+        describe(at(op, "selfManaged", h)),
+        "remove it, or use chart 1.12.0 or later",
+      );
+  if (at(op, "agent", "byooOtelCollector") !== undefined && !versionAtLeast(opVersion, "1.21.0"))
+    add(
+      "releaseValues.nvca-operator.agent.byooOtelCollector",
+      `unset with helm-nvca-operator ${opVersion} (agent.byooOtelCollector needs >= 1.21.0)`,
+      describe(at(op, "agent", "byooOtelCollector")),
+      "remove it or set nvcf:bundleVersion 0.8.0",
+    );
+  if (at(rv["grove-operator"], "nodeSelector") !== undefined && cc.bundleVersion === "0.7.0")
+    add(
+      "releaseValues.grove-operator.nodeSelector",
+      "unset in bundle 0.7.0 (grove-charts v0.1.0-alpha.9 has no nodeSelector value)",
+      describe(at(rv["grove-operator"], "nodeSelector")),
+      "remove it, or set nvcf:bundleVersion 0.8.0",
+    );
+  return out;
+}
+
+/**
+ * The `releaseValues` paths that hold a credential (the Cassandra service-role password, and the OpenBao
+ * migrations env entries DEFAULT_CASSANDRA_PASSWORD and NVCF_API_SIDECARS_IMAGE_PULL_SECRET). Input: the
+ * validated overrides. Output: key paths without `nvcf:`. `validateConfig` refuses them unless
+ * `nvcf:releaseValues` is a secret, as it refuses a plain-text `nvcf:cassandraPassword`.
+ */
+export function releaseValueSecretPaths(releaseValues: Record<string, Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  if (at(releaseValues["cassandra"], "cassandra", "serviceRolePassword") !== undefined)
+    out.push("releaseValues.cassandra.cassandra.serviceRolePassword");
+  const env = at(releaseValues["openbao-server"], "openbao", "migrations", "env");
+  if (Array.isArray(env))
+    env.forEach((e, i) => {
+      if (
+        isObj(e) &&
+        ["DEFAULT_CASSANDRA_PASSWORD", "NVCF_API_SIDECARS_IMAGE_PULL_SECRET"].includes(String(e["name"]))
+      )
+        out.push(`releaseValues.openbao-server.openbao.migrations.env[${i}].value`);
+    });
   return out;
 }

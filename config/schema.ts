@@ -1,13 +1,14 @@
 /**
  * The typed shape of every stack's config, as zod schemas. Each top-level property is one Pulumi config
  * key in the `nvcf:` namespace (`pulumi config set --path nvcf:cassandra.replicas 3`). Objects are strict:
- * an unknown key is an error, never silently dropped (user report C13, spec §4 row 21).
+ * an unknown key is an error, never silently dropped (user report C13, docs/upstream-facts.md §4 row 21).
  *
- * Defaults are the upstream `environments/base.yaml` defaults (spec §1.6 control plane, §2.4 compute plane)
+ * Defaults are the upstream `environments/base.yaml` defaults (docs/upstream-facts.md §1.6 control plane, §2.4 compute plane)
  * unless a comment says otherwise. Keys listed in `SECRET_KEYS` must be set with `--secret`.
  */
 import { z } from "zod";
 import { BUNDLE_VERSIONS } from "../catalog/releases";
+import { MIRROR_KEYS, type MirrorKey } from "../catalog/sources";
 
 const str = z.string();
 const bool = z.boolean();
@@ -32,7 +33,38 @@ const kubernetes = z
   })
   .prefault({});
 
-/** Where charts come from (spec §1.2): an OCI registry, an HTTPS Helm repository, or a local directory of charts. */
+/**
+ * One origin's mirror (`nvcf:charts.mirrors.<key>`): where that origin's charts are pulled from instead of
+ * their default (catalog/sources.ts).
+ */
+const chartMirror = z.strictObject({
+  /**
+   * `oci://<host>[/<path>]` (the chart name is appended), an `https://` Helm repository URL, or a directory
+   * holding one sub-directory per chart (absolute, or relative to the project; `<chart>-<version>/` is
+   * preferred over `<chart>/` when it exists).
+   */
+  location: str.min(1),
+  /**
+   * `none`: anonymous pulls (public repositories, or a registry the host is already logged in to);
+   * `charts`: the NVCF source's credentials, `nvcf:charts.username` and the secret `nvcf:chartRegistryPassword`
+   * (a mirror in the same private registry). NVCF credentials never go to a host unless this says so.
+   */
+  credentials: z.enum(["none", "charts"]).default("none"),
+});
+const chartMirrors = z
+  .strictObject(
+    Object.fromEntries(MIRROR_KEYS.map((k) => [k, chartMirror.optional()])) as Record<
+      MirrorKey,
+      z.ZodOptional<typeof chartMirror>
+    >,
+  )
+  .prefault({});
+
+/**
+ * Where charts come from (docs/upstream-facts.md §1.2): an OCI registry, an HTTPS Helm repository, or a local directory of
+ * charts, for NVIDIA's charts; third-party and stack-local charts come from their own origin
+ * (catalog/sources.ts) unless `charts.source` is `local` or `charts.mirrors` repoints them.
+ */
 const charts = z
   .strictObject({
     source: z.enum(["oci", "https", "local"]).default("oci"),
@@ -42,7 +74,12 @@ const charts = z
     repository: str.default("YOUR_ORG/YOUR_TEAM"),
     /** HTTPS: repository URL, e.g. `https://helm.ngc.nvidia.com/nvidia/nvcf`. */
     url: str.optional(),
-    /** Local: a directory holding one sub-directory per chart, named as the chart (relative to the project). */
+    /**
+     * Local: a directory holding one sub-directory per chart, named as the chart; `<chart>-<version>/` is
+     * preferred when it exists (one directory for several bundles). Absolute, or relative to the project
+     * directory (kept relative in state). With `source: local` every chart comes from here unless
+     * `mirrors` repoints its origin.
+     */
     path: str.optional(),
     /** Registry user for OCI/HTTPS pulls; the password is the secret key `nvcf:chartRegistryPassword`. */
     username: str.optional(),
@@ -50,10 +87,16 @@ const charts = z
     versionOverrides: z.record(str, str.min(1)).default({}),
     /** Helm wait timeout per release, in seconds (helmfile default 900). */
     timeoutSeconds: z.number().int().min(60).max(7200).default(900),
+    /**
+     * Per-origin mirrors, keyed by origin (catalog/sources.ts `MIRROR_KEYS`): `kaiScheduler`, `grove`,
+     * `dynamo`, `envoyGateway`, `prometheusOperatorCrds`, `opentelemetryOperator`, `victoriaMetrics`,
+     * `stackLocal` (nvcf-otel-collector, nvcf-default-monitors, nvcf-cluster-topology).
+     */
+    mirrors: chartMirrors,
   })
   .prefault({});
 
-/** Image registry settings: `global.image.{registry,repository}` (spec §1.6). */
+/** Image registry settings: `global.image.{registry,repository}` (docs/upstream-facts.md §1.6). */
 const images = z
   .strictObject({
     registry: str.min(1).default("nvcr.io"),
@@ -83,13 +126,23 @@ const perType = <T extends z.ZodTypeAny>(t: T) =>
     controlplane: t.optional(),
   });
 
-/** Node placement (spec §1.6 `global.nodeSelectors`, `global.tolerations`): per type with fallback to `all`. */
+/** The node label NVIDIA's base.yaml pins system workloads by. */
+const WORKLOAD_LABEL = "nvcf.nvidia.com/workload";
+
+/** Node placement (docs/upstream-facts.md §1.6 `global.nodeSelectors`, `global.tolerations`): per type with fallback to `all`. */
 const placement = z
   .strictObject({
+    /**
+     * Per-type terms default to NVIDIA's `environments/base.yaml` (`nvcf.nvidia.com/workload`: vault, cassandra,
+     * control-plane), so `enabled: true` alone pins like the stack does; set a type to `null` to use `all`.
+     */
     nodeSelectors: z
       .strictObject({
         enabled: bool.default(false),
-        ...perType(selectorTerm).shape,
+        all: selectorTerm.optional(),
+        vault: selectorTerm.nullable().default({ key: WORKLOAD_LABEL, value: "vault" }),
+        cassandra: selectorTerm.nullable().default({ key: WORKLOAD_LABEL, value: "cassandra" }),
+        controlplane: selectorTerm.nullable().default({ key: WORKLOAD_LABEL, value: "control-plane" }),
       })
       .prefault({}),
     tolerations: z
@@ -114,7 +167,7 @@ const storage = z
 
 const mode = z.enum(["install", "existing", "disabled"]);
 
-/** Observability (spec §1.5, §1.6). */
+/** Observability (docs/upstream-facts.md §1.5, §1.6). */
 const observability = z
   .strictObject({
     profile: z.enum(["disabled", "control", "compute", "all"]).default("control"),
@@ -156,7 +209,7 @@ const observability = z
   })
   .prefault({});
 
-/** LLM addon PKI (spec §1.9). */
+/** LLM addon PKI (docs/upstream-facts.md §1.9). */
 const llmPki = z
   .strictObject({
     enabled: bool.default(false),
@@ -192,13 +245,27 @@ const addons = z
       })
       .prefault({}),
     nvcfUi: z.strictObject({ enabled: bool.default(false) }).prefault({}),
-    lls: z.strictObject({ enabled: bool.default(false) }).prefault({}),
+    /**
+     * LLS (sis). `hmacRotation.image.tag` is the nvcf-openbao-migrations tag of the HMAC-rotation CronJob: the sis
+     * chart (deploy/helm/icms/icms-api `sis.image.full`) refuses to render without one and NVIDIA's stack passes
+     * none unless set; the default is the tag the chart's own `values.versions.yaml` builds against.
+     */
+    lls: z
+      .strictObject({
+        enabled: bool.default(false),
+        hmacRotation: z
+          .strictObject({
+            image: z.strictObject({ tag: str.min(1).default("0.16.3") }).prefault({}),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
   })
   .prefault({});
 
 const gatewayRef = z.strictObject({ name: str.default(""), namespace: str.default("") }).prefault({});
 
-/** Gateway API wiring (spec §1.12) and the optional Envoy Gateway install (issue 3 item 7). */
+/** Gateway API wiring (docs/upstream-facts.md §1.12) and the optional Envoy Gateway install (issue 3 item 7). */
 const gateway = z
   .strictObject({
     /** Install Envoy Gateway, the GatewayClass and the Gateway with the four listeners. Default: bring your own. */
@@ -227,7 +294,7 @@ const gateway = z
           .prefault({}),
       })
       .prefault({}),
-    /** Envoy Gateway chart when `install` is on (spec §1.12: gateway-helm v1.1.3). */
+    /** Envoy Gateway chart when `install` is on (docs/upstream-facts.md §1.12: gateway-helm v1.1.3). */
     envoyGateway: z
       .strictObject({
         /** OCI registry and repository of the `gateway-helm` chart. */
@@ -276,6 +343,37 @@ const aws = z
   })
   .optional();
 
+/** The account-bootstrap registry credentials NVIDIA's secrets template ships (NGC containers, Helm, models). */
+export const DEFAULT_REGISTRY_CREDENTIALS: readonly {
+  registryHostname: string;
+  secretName: string;
+  artifactTypes: ("CONTAINER" | "HELM" | "MODEL" | "RESOURCE")[];
+  username: string;
+  description: string;
+}[] = [
+  {
+    registryHostname: "nvcr.io",
+    secretName: "nvcr-containers",
+    artifactTypes: ["CONTAINER"],
+    username: "$oauthtoken",
+    description: "NGC Container registry",
+  },
+  {
+    registryHostname: "helm.ngc.nvidia.com",
+    secretName: "nvcr-containers",
+    artifactTypes: ["HELM"],
+    username: "$oauthtoken",
+    description: "NGC Container registry",
+  },
+  {
+    registryHostname: "api.ngc.nvidia.com",
+    secretName: "ngc-model",
+    artifactTypes: ["MODEL", "RESOURCE"],
+    username: "$oauthtoken",
+    description: "NGC Model registry",
+  },
+];
+
 /** Control-plane stack config: `nvcf:plane: control`. */
 export const controlPlaneSchema = z.strictObject({
   plane: z.literal("control"),
@@ -302,7 +400,7 @@ export const controlPlaneSchema = z.strictObject({
       enabled: bool.default(true),
       issuerDiscovery: bool.default(false),
       injectorReplicas: z.number().int().min(1).default(2),
-      /** Tag of the migrations image; needed by the managed LLM PKI issuer (spec §1.9). */
+      /** Tag of the migrations image; needed by the managed LLM PKI issuer (docs/upstream-facts.md §1.9). */
       migrationsImageTag: str.default(""),
     })
     .prefault({}),
@@ -326,7 +424,11 @@ export const controlPlaneSchema = z.strictObject({
           maxRegistryCreds: z.number().int().default(10),
         })
         .prefault({}),
-      /** Registries of user function images for the account bootstrap (spec §1.10); key: `nvcf:functionRegistryKey`. */
+      /**
+       * Registries of user function images for the account bootstrap; key: `nvcf:functionRegistryKey`
+       * (else `nvcf:registryKey`). Default: the three NGC registries of NVIDIA's
+       * `deploy/stacks/self-managed/secrets/secrets.yaml.template` (containers, Helm charts, models/resources).
+       */
       registryCredentials: z
         .array(
           z.strictObject({
@@ -337,7 +439,9 @@ export const controlPlaneSchema = z.strictObject({
             description: str.default(""),
           }),
         )
-        .default([]),
+        .default(() =>
+          DEFAULT_REGISTRY_CREDENTIALS.map((c) => ({ ...c, artifactTypes: [...c.artifactTypes] })),
+        ),
     })
     .prefault({}),
   gateway,
@@ -352,7 +456,7 @@ export const controlPlaneSchema = z.strictObject({
   /** Protect Cassandra, OpenBao and NATS releases from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
   releaseValues,
-  /** NVCF account (NCA) id used for cluster registration (spec §2.2 `NCA_ID`). */
+  /** NVCF account (NCA) id used for cluster registration (docs/upstream-facts.md §2.2 `NCA_ID`). */
   ncaId: str.min(1).default("nvcf-default"),
   gpuClusters: z.array(gpuCluster).default([]),
   nvcfCli: z.strictObject({ path: str.min(1).default("nvcf-cli") }).prefault({}),
@@ -368,7 +472,7 @@ export const controlPlaneSchema = z.strictObject({
 });
 export type ControlPlaneConfig = z.infer<typeof controlPlaneSchema>;
 
-/** Compute-plane stack config: `nvcf:plane: compute` (issue 4 items 2-3, spec §2). */
+/** Compute-plane stack config: `nvcf:plane: compute` (issue 4 items 2-3, docs/upstream-facts.md §2). */
 export const computePlaneSchema = z.strictObject({
   plane: z.literal("compute"),
   bundleVersion: z.enum(BUNDLE_VERSIONS).default("0.8.0"),
@@ -396,29 +500,85 @@ export const computePlaneSchema = z.strictObject({
   observability: z
     .strictObject({ profile: z.enum(["disabled", "control", "compute", "all"]).default("compute") })
     .prefault({}),
+  /**
+   * Where every compute-plane release runs, as the compute stack's `global.nodeSelector` (one `{key,value}`
+   * term) and `global.tolerations` (docs/upstream-facts.md §2.4): applied to the NVCA operator, KAI, Grove and
+   * Dynamo alike. `nvcaOperator.nodeSelector` / `nvcaOperator.tolerations` override it for the operator only.
+   */
+  placement: z
+    .strictObject({ nodeSelector: selectorTerm.optional(), tolerations: z.array(toleration).default([]) })
+    .prefault({}),
   addons: z
     .strictObject({
-      kaiScheduler: z.strictObject({ enabled: bool.default(false) }).prefault({}),
-      groveOperator: z.strictObject({ enabled: bool.default(false) }).prefault({}),
-      dynamoOperator: z.strictObject({ enabled: bool.default(false) }).prefault({}),
-      topologyAwareScheduling: z.strictObject({ enabled: bool.default(false) }).prefault({}),
+      kaiScheduler: z
+        .strictObject({
+          enabled: bool.default(false),
+          /** Mirror of `ghcr.io/kai-scheduler/kai-scheduler` (the chart's `global.registry`); unset: the chart's own. */
+          imageRegistry: str.min(1).optional(),
+        })
+        .prefault({}),
+      groveOperator: z
+        .strictObject({
+          enabled: bool.default(false),
+          /** Mirror of `ghcr.io/ai-dynamo/grove` (operator, CRD installer and init-container images); unset: ghcr.io. */
+          imageRegistry: str.min(1).optional(),
+          /** Grove `config.network` (e.g. `{autoMNNVLEnabled: true}`); not set by the topology toggle. */
+          network: z.record(str, z.unknown()).default({}),
+        })
+        .prefault({}),
+      dynamoOperator: z
+        .strictObject({
+          enabled: bool.default(false),
+          /** Mirror of `nvcr.io/nvidia/ai-dynamo` (the operator image); unset: nvcr.io. */
+          imageRegistry: str.min(1).optional(),
+          /** Registry host for the bundled NATS server and config reloader (Docker Hub names); unset: Docker Hub. */
+          natsImageRegistry: str.min(1).optional(),
+        })
+        .prefault({}),
+      topologyAwareScheduling: z
+        .strictObject({
+          enabled: bool.default(false),
+          /** KAI `Topology` objects (and Grove bindings): levels widest domain first, each a node label. */
+          topologies: z
+            .array(
+              z.strictObject({
+                name: str.min(1),
+                levels: z.array(z.strictObject({ nodeLabel: str.min(1) })).min(1),
+              }),
+            )
+            .min(1)
+            .default([
+              {
+                name: "nvcf-mnnvl-topology",
+                levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }],
+              },
+            ]),
+        })
+        .prefault({}),
     })
     .prefault({}),
   nvcaOperator: z
     .strictObject({
-      imageTag: str.default("3.2.7"),
-      nvcaVersion: str.default("3.2.7"),
-      otelCollectorImageTag: str.default("0.157.9"),
+      /** Operator image tag; unset: the bundle's pin (0.8.0: 3.2.7; 0.7.0: the chart's own; 0.6.1: 3.0.3). */
+      imageTag: str.min(1).optional(),
+      /** NVCA version the operator deploys; unset: the bundle's pin, like `imageTag`. */
+      nvcaVersion: str.min(1).optional(),
+      /** NVCA otel collector tag; unset: the bundle's pin (0.8.0: 0.157.9; earlier: the chart's own). */
+      otelCollectorImageTag: str.min(1).optional(),
       otelCollectorImageRepository: str.optional(),
-      /** User feature gates; a leading `-` removes a default gate (spec §2.6). */
+      /** BYOO otel collector repository (`agent.byooOtelCollector.imageRepository`, chart 1.21 and later). */
+      byooOtelCollectorImageRepository: str.min(1).optional(),
+      /** User feature gates; a leading `-` removes a default gate (docs/upstream-facts.md §2.6). */
       featureGates: z.array(str.min(1)).default([]),
-      /** Use the control plane's host-header overrides (needs helm-nvca-operator >= 1.12.0, spec §4 row 11). */
+      /** Use the control plane's host-header overrides (needs helm-nvca-operator >= 1.12.0, docs/upstream-facts.md §4 row 11). */
       hostHeaderOverrides: bool.default(true),
+      /** Operator-only node selector; unset: `placement.nodeSelector`. */
       nodeSelector: selectorTerm.optional(),
-      tolerations: z.array(toleration).default([]),
+      /** Operator-only tolerations; unset: `placement.tolerations`. */
+      tolerations: z.array(toleration).optional(),
       agentTolerations: z.array(toleration).default([]),
       workloadTolerations: z.array(toleration).default([]),
-      /** Region placed where the chart reads it (`selfManaged.region`, spec §2.7); default: the registration's region. */
+      /** Region placed where the chart reads it (`selfManaged.region`, docs/upstream-facts.md §2.7); default: the registration's region. */
       region: str.optional(),
     })
     .prefault({}),

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 /** Bump when an output is renamed or changes meaning; the compute plane refuses a different version. */
 export const CONTRACT_VERSION = 1;
 
-/** What `nvcf-cli cluster register` returned for one GPU cluster (spec §2.7), as typed data. */
+/** What `nvcf-cli cluster register` returned for one GPU cluster (docs/upstream-facts.md §2.7), as typed data. */
 export interface ClusterRegistration {
   clusterID: string;
   clusterGroupID: string;

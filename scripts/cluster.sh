@@ -10,6 +10,12 @@
 # channel, GatewayClass + Gateway "nvcf-gateway" with the listeners http 80, tcp 10081, nats 4222,
 # worker-tcp 10086), nvcf-gpu-a and nvcf-gpu-b (GPU clusters: 1 CPU node, 2 GPU nodes each).
 # kwok marks pods Running/Ready and completes Job pods, so rollouts and Helm hooks finish.
+# Real enough for the real charts: every node advertises ephemeral-storage (Cassandra's presets request it),
+# and the default StorageClass "standard" (provisioner kubernetes.io/host-path, served by
+# kube-controller-manager's --enable-hostpath-provisioner) binds every PersistentVolumeClaim, including
+# StatefulSet volumeClaimTemplates, with a directory under /tmp/hostpath_pv/ (removed with the claim, and by
+# `down`). Every component (etcd, kube-apiserver, controller manager, scheduler, kwok) listens on 127.0.0.1
+# only (kwokctl option bindAddress, from the configuration file written by kwokctl_config).
 # kwokctl fixes every cluster's service-account issuer to https://kubernetes.default.svc.cluster.local
 # (nvcf-cli warns about that shared issuer, as it would on vanilla clusters).
 set -euo pipefail
@@ -35,6 +41,13 @@ k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
 
 exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
 
+# Capacity (= allocatable) of a node as a JSON object: what node_yaml sets and `up` re-applies.
+node_capacity_json() { # gpu(0|1)
+  local c='"cpu":"32","memory":"128Gi","ephemeral-storage":"1Ti","pods":"110"'
+  [ "$1" = 1 ] && c="$c,\"nvidia.com/gpu\":\"8\""
+  echo "{$c}"
+}
+
 node_yaml() { # name gpu(0|1)
   local name=$1 gpu=$2 labels capacity
   labels="kubernetes.io/hostname: $name
@@ -43,6 +56,7 @@ node_yaml() { # name gpu(0|1)
     type: kwok"
   capacity="cpu: \"32\"
     memory: 128Gi
+    ephemeral-storage: 1Ti
     pods: \"110\""
   if [ "$gpu" = 1 ]; then
     # Labels the NVIDIA GPU operator (GPU feature discovery) sets on a GPU node.
@@ -79,6 +93,43 @@ status:
     kubeletVersion: fake
   phase: Running
 EOF
+}
+
+# Default StorageClass: the in-tree host-path provisioner of kube-controller-manager (enabled in
+# kwokctl_config) creates one PersistentVolume per claim; Immediate binding, so claims bind before any pod is
+# scheduled (kwok nodes have no topology), and Delete, so a deleted claim's directory goes with it.
+storage_yaml() {
+  cat <<'EOF'
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations:
+    storageclass.kubernetes.io/is-default-class: "true"
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+EOF
+}
+
+# kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
+# bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
+# controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
+# manager's host-path provisioner backs the StorageClass of storage_yaml.
+kwokctl_config() {
+  local f="$KWOK_WORKDIR/nvcf-kwokctl.yaml"
+  cat >"$f" <<'EOF'
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  bindAddress: 127.0.0.1
+componentsPatches:
+  - name: kube-controller-manager
+    extraArgs:
+      - key: enable-hostpath-provisioner
+        value: "true"
+EOF
+  echo "$f"
 }
 
 gateway_yaml() {
@@ -143,31 +194,40 @@ up_one() {
   if exists "$name"; then
     if ! k "$name" get --raw /readyz >/dev/null 2>&1; then
       log "cluster $name: starting"
-      kwokctl start cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" --wait 2m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not start $name"; }
+      kwokctl start cluster --name "$name" --wait 2m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not start $name"; }
     else
       log "cluster $name: already running"
     fi
   else
     log "cluster $name: creating"
     mkdir -p "$(dirname "$KUBECONFIG_FILE")"
-    kwokctl create cluster --name "$name" --runtime binary \
+    kwokctl --config "$(kwokctl_config)" create cluster --name "$name" --runtime binary \
       --kubeconfig "$KUBECONFIG_FILE" \
       --kube-apiserver-binary "$(command -v kube-apiserver)" \
       --kube-controller-manager-binary "$(command -v kube-controller-manager)" \
       --kube-scheduler-binary "$(command -v kube-scheduler)" \
       --etcd-binary "$(command -v etcd)" \
       --kwok-controller-binary "$(command -v kwok)" \
-      --extra-args "kube-apiserver=bind-address=127.0.0.1" \
       --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
   fi
   # Nodes (idempotent).
-  local nodes
+  local nodes n specs
   if [ "$name" = nvcf-dev ]; then
-    nodes=$(for i in 0 1 2; do node_yaml "$name-cpu-$i" 0; echo ---; done; node_yaml "$name-gpu-0" 1)
+    specs="$name-cpu-0:0 $name-cpu-1:0 $name-cpu-2:0 $name-gpu-0:1"
   else
-    nodes=$(node_yaml "$name-cpu-0" 0; echo ---; for i in 0 1; do node_yaml "$name-gpu-$i" 1; echo ---; done)
+    specs="$name-cpu-0:0 $name-gpu-0:1 $name-gpu-1:1"
   fi
+  nodes=$(for n in $specs; do node_yaml "${n%:*}" "${n#*:}"; echo ---; done)
   printf '%s\n' "$nodes" | k "$name" apply -f - >/dev/null
+  # The API server takes a node's status only on create: patch capacity/allocatable too, so a cluster made
+  # before a change of node_yaml converges (kwok's stages manage conditions, not capacity).
+  local cap
+  for n in $specs; do
+    cap=$(node_capacity_json "${n#*:}")
+    k "$name" patch node "${n%:*}" --subresource=status --type=merge \
+      -p "{\"status\":{\"capacity\":$cap,\"allocatable\":$cap}}" >/dev/null
+  done
+  storage_yaml | k "$name" apply -f - >/dev/null
   # Node status is owned by kwok; wait until every node is Ready.
   k "$name" wait --for=condition=Ready node --all --timeout=120s >/dev/null
   if [ "$name" = nvcf-dev ]; then
@@ -184,12 +244,30 @@ up_one() {
     k "$name" -n envoy-gateway patch gateway nvcf-gateway --subresource=status --type=merge -p \
       "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
   fi
+  check_loopback "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
+}
+
+# Fails unless every listening TCP socket of the cluster's components is on 127.0.0.1 (needs `ss`, iproute2;
+# skipped with a note when it is missing). The component pids are kwokctl's pid files.
+check_loopback() {
+  local name=$1 dir="$KWOK_WORKDIR/clusters/$1/pids" pids f bad
+  command -v ss >/dev/null || { log "cluster $name: ss not found; listening addresses not checked"; return 0; }
+  pids=$(for f in "$dir"/*.pid; do [ -f "$f" ] && { cat "$f"; echo; }; done | grep -E '^[0-9]+$' | paste -sd'|' || true)
+  [ -n "$pids" ] || die "cluster $name: no component pid files in $dir"
+  ss -H -ltnp 2>/dev/null | grep -qE "pid=($pids)," || die "cluster $name: ss shows no listening socket of its components"
+  bad=$(ss -H -ltnp 2>/dev/null | grep -E "pid=($pids)," | awk '$4 !~ /^127\.0\.0\.1:/ { print $4, $6 }' || true)
+  [ -z "$bad" ] || die "cluster $name: components listen beyond 127.0.0.1: $bad"
 }
 
 down_one() {
   local name=$1
   if exists "$name"; then
+    # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
+    local p
+    for p in $(k "$name" get pv --request-timeout=10s -o jsonpath='{range .items[*]}{.spec.hostPath.path}{"\n"}{end}' 2>/dev/null); do
+      case "$p" in /tmp/hostpath_pv/?*) rm -rf -- "$p" ;; esac
+    done
     kwokctl delete cluster --name "$name" --kubeconfig "$KUBECONFIG_FILE" >/dev/null 2>&1 || true
     log "cluster $name: deleted"
   fi
@@ -205,7 +283,10 @@ down_one() {
 
 case "$cmd" in
   up)
-    bash "$ROOT/scripts/toolchain.sh" --check >/dev/null || die "toolchain missing: run bash scripts/toolchain.sh"
+    # Only the control-plane pieces (kwok, etcd, kube) are needed here; they are built first.
+    for b in kwok kwokctl etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+      [ -x "$NVCF_TOOLCHAIN_BIN/$b" ] || die "toolchain missing $b: run bash scripts/toolchain.sh kwok etcd kube"
+    done
     for c in "${clusters[@]}"; do up_one "$c"; done
     echo "export KUBECONFIG=$KUBECONFIG_FILE"
     ;;

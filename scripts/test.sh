@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: type check and lint, the unit tests (Pulumi mocks), then the end-to-end suite that runs the
+# Every test: type check and lint, the unit tests (Pulumi mocks, and the stand-in charts' contract through the
+# Helm CLI of scripts/helm.sh), then the end-to-end suite that runs the
 # real pulumi CLI against fresh local clusters (up, second preview with no changes, compute planes,
 # re-registration, refused wrong-order destroy, ordered destroy). Builds or reuses the toolchain first.
 # Ends with one line "N passed, N failed".
@@ -20,6 +21,9 @@ npx tsc --noEmit -p tsconfig.json || status=1
 npm run --silent lint || status=1
 
 log "unit tests"
+# The chart contract tests (tests/unit/charts.test.ts) run the Helm CLI; they fail, not skip, without it.
+NVCF_HELM=$(bash scripts/helm.sh) || die "helm build failed"
+export NVCF_HELM
 npx jest --selectProjects unit --ci --json --outputFile="$results/unit.json" || status=1
 
 log "end-to-end tests (fresh local clusters)"

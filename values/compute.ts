@@ -1,18 +1,26 @@
 /**
- * Values per compute-plane release (pure functions). Facts: spec §2.3 (releases and add-on values),
- * §2.5 (values passed to helm-nvca-operator), §2.6 (feature gates), §2.7 (registration values),
- * §4 rows 9-11 and 16.
+ * Values per compute-plane release (pure functions), per NVCF bundle. Facts: docs/upstream-facts.md §2.3
+ * (releases and add-on values), §2.5 (values passed to helm-nvca-operator), §2.6 (feature gates), §2.7
+ * (registration values), §4 rows 9-11 and 16. Sources: NVIDIA's `deploy/stacks/nvcf-compute-plane/`
+ * (`helmfile.d/01-dependencies.yaml.gotmpl`, `helmfile.d/02-nvca.yaml.gotmpl`, `environments/base.yaml`) at
+ * HEAD (bundle 0.8.0) and at tag `deploy/stacks/self-managed/v0.7.0` (bundle 0.7.0); the charts
+ * `deploy/helm/nvca-operator` (tags v1.14.0, v1.21.3), KAI-Scheduler v0.16.7 `deployments/kai-scheduler`,
+ * Grove `operator/charts` (v0.1.0-alpha.9, -alpha.11), dynamo-platform 1.2.1.
+ *
+ * Where the program departs from NVIDIA's output on purpose, the function says so; the README's
+ * "Where this differs" section lists each with its reason.
  */
-import type { EnableFlag } from "../catalog/releases";
+import * as yaml from "js-yaml";
+import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { DEFAULT_FEATURE_GATES } from "../config/rules";
-import type { ComputePlaneConfig } from "../config/schema";
-import { type Values, deepMerge } from "./merge";
+import type { ComputePlaneConfig, Toleration } from "../config/schema";
+import { type Values, deepMerge, isPlainObject } from "./merge";
 
 /** What the control plane hands a compute plane (read through the stack-reference contract). */
 export interface ComputeInputs {
   imageRegistry: string;
   imageRepository: string;
-  /** Registration identity of this cluster (spec §2.7). */
+  /** Registration identity of this cluster (docs/upstream-facts.md §2.7). */
   clusterID: string;
   clusterGroupID: string;
   ncaID: string;
@@ -20,12 +28,36 @@ export interface ComputeInputs {
   icmsServiceURL: string;
   revalServiceURL: string;
   natsURL: string;
+  /** Host-header overrides; an empty string means none (the key is then not sent, as NVIDIA's template does). */
   icmsHost: string;
   revalHost: string;
   natsHost: string;
 }
 
-/** Which catalog flags are on for a compute-plane config (spec §2.3 conditions). */
+/** Public registries the add-on charts pull from when no mirror is configured (the charts' published defaults). */
+export const UPSTREAM_IMAGE_REGISTRIES = {
+  /** KAI scheduler: every image is `<global.registry>/<component>:<chart version>`. */
+  kaiScheduler: "ghcr.io/kai-scheduler/kai-scheduler",
+  /** Grove: `grove-operator`, `grove-install-crds`, `grove-initc`. */
+  groveOperator: "ghcr.io/ai-dynamo/grove",
+  /** Dynamo: the `kubernetes-operator` image NVIDIA's stack sets. */
+  dynamoOperator: "nvcr.io/nvidia/ai-dynamo",
+} as const;
+
+/**
+ * The image versions a bundle pins for the NVCA operator, NVCA and its otel collector; `undefined` means the
+ * bundle's stack leaves the chart's own default in place (so the program sends no value).
+ * 0.8.0: `environments/base.yaml` sets 3.2.7 / 3.2.7 / 0.157.9. 0.7.0: the stack sets none (chart 1.14.0 bakes
+ * its own). 0.6.1: `docs/user/manifest.md` lists nvca and nvca-operator 3.0.3 with chart 1.12.7.
+ */
+export const NVCA_PINS: Record<BundleVersion, { imageTag?: string; nvcaVersion?: string; otelTag?: string }> =
+  {
+    "0.6.1": { imageTag: "3.0.3", nvcaVersion: "3.0.3" },
+    "0.7.0": {},
+    "0.8.0": { imageTag: "3.2.7", nvcaVersion: "3.2.7", otelTag: "0.157.9" },
+  };
+
+/** Which catalog flags are on for a compute-plane config (docs/upstream-facts.md §2.3 conditions). */
 export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolean> {
   const a = cfg.addons;
   const off = {
@@ -59,9 +91,12 @@ export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolea
 }
 
 /**
- * NVCA feature gates (spec §2.6): the user's gates (without `-` negations), then each default gate not
- * already present and not negated; BYOObservability when the profile is compute/all, KAIScheduler only
- * when KAI is installed, DynamoOperatorSupport when Dynamo is. Input: config; output: ordered gate names.
+ * NVCA feature gates (docs/upstream-facts.md §2.6): the user's gates (without `-` negations), then each
+ * default gate not already present and not negated; BYOObservability when the profile is compute/all; from
+ * bundle 0.8.0 on also KAIScheduler when KAI is installed and DynamoOperatorSupport when Dynamo is (the 0.7.0
+ * template adds neither). Input: config; output: ordered gate names.
+ * On purpose: `-Gate` entries are dropped from the list (NVIDIA's template passes them through verbatim into
+ * the cluster's capability list, where they name no capability).
  */
 export function featureGates(cfg: ComputePlaneConfig): string[] {
   const user = cfg.nvcaOperator.featureGates;
@@ -71,23 +106,43 @@ export function featureGates(cfg: ComputePlaneConfig): string[] {
   const defaults: string[] = [...DEFAULT_FEATURE_GATES];
   const p = cfg.observability.profile;
   if (p === "compute" || p === "all") defaults.push("BYOObservability");
-  if (cfg.addons.kaiScheduler.enabled) defaults.push("KAIScheduler");
-  if (cfg.addons.dynamoOperator.enabled) defaults.push("DynamoOperatorSupport");
+  if (cfg.bundleVersion === "0.8.0") {
+    if (cfg.addons.kaiScheduler.enabled) defaults.push("KAIScheduler");
+    if (cfg.addons.dynamoOperator.enabled) defaults.push("DynamoOperatorSupport");
+  }
   for (const g of defaults) if (!out.includes(g) && !negated.has(g)) out.push(g);
   return out;
 }
 
-/** Extra Kubernetes kinds NVCA must allow for each add-on (spec §2.5). */
-export function addonExtraTypes(cfg: ComputePlaneConfig): { group: string; version: string; kind: string }[] {
-  const t: { group: string; version: string; kind: string }[] = [];
-  if (cfg.addons.kaiScheduler.enabled)
-    t.push({ group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup" });
+/** One entry of NVCA's `cluster.validationPolicy.allowedExtraKubernetesTypes`. */
+export interface ExtraType {
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural resource name: helm-nvca-operator requires it (it derives a ClusterRole rule from it). */
+  resource: string;
+}
+
+/**
+ * Extra Kubernetes kinds NVCA must allow for each add-on (docs/upstream-facts.md §2.5; the 0.8.0 compute stack
+ * adds them, the 0.7.0 one does not): KAI's PodGroup when KAI is installed or the KAIScheduler gate is set,
+ * Grove's four kinds when Grove is installed, Dynamo's seven when Dynamo is installed or the
+ * DynamoOperatorSupport gate is set. Bundles before 0.8.0: none.
+ */
+export function addonExtraTypes(cfg: ComputePlaneConfig): ExtraType[] {
+  if (cfg.bundleVersion !== "0.8.0") return [];
+  const gates = cfg.nvcaOperator.featureGates;
+  const t: ExtraType[] = [];
+  const add = (group: string, version: string, kind: string) =>
+    t.push({ group, version, kind, resource: `${kind.toLowerCase()}s` });
+  if (cfg.addons.kaiScheduler.enabled || gates.includes("KAIScheduler"))
+    add("scheduling.run.ai", "v2alpha2", "PodGroup");
   if (cfg.addons.groveOperator.enabled) {
     for (const kind of ["PodCliqueSet", "PodClique", "PodCliqueScalingGroup"])
-      t.push({ group: "grove.io", version: "v1alpha1", kind });
-    t.push({ group: "scheduler.grove.io", version: "v1alpha1", kind: "PodGang" });
+      add("grove.io", "v1alpha1", kind);
+    add("scheduler.grove.io", "v1alpha1", "PodGang");
   }
-  if (cfg.addons.dynamoOperator.enabled) {
+  if (cfg.addons.dynamoOperator.enabled || gates.includes("DynamoOperatorSupport")) {
     for (const kind of [
       "DynamoCheckpoint",
       "DynamoComponentDeployment",
@@ -97,23 +152,80 @@ export function addonExtraTypes(cfg: ComputePlaneConfig): { group: string; versi
       "DynamoModel",
       "DynamoWorkerMetadata",
     ])
-      t.push({ group: "nvidia.com", version: "v1alpha1", kind });
+      add("nvidia.com", "v1alpha1", kind);
   }
   return t;
 }
 
 /**
- * Values for `helm-nvca-operator` (spec §2.5). Differences from the Helmfile stack, on purpose:
- * the region goes to `selfManaged.region` (the key the chart reads; the stack's top-level `region` is
- * ignored by the chart, spec §4 row 16) and the NCA id goes to `ncaID` (the stack's `ncaId` is unused).
- * Input: config, this cluster's name, the control-plane inputs. Output: values.
+ * The operator's `agentConfig.mergeConfig` text: the user's own merge config (from
+ * `releaseValues.nvca-operator.agentConfig.mergeConfig`, YAML text), with the add-on types appended to
+ * `cluster.validationPolicy.allowedExtraKubernetesTypes` unless an entry of the same group/version/kind is
+ * there already (the user's entry wins), and the policy name set to `Default` when unset (ReVal accepts only
+ * `Default` or `Unrestricted`). Returns `undefined` when there is nothing to merge (the chart default applies).
+ * Throws when the user's text is not a YAML map.
+ */
+export function agentMergeConfig(cfg: ComputePlaneConfig): string | undefined {
+  const userText = (cfg.releaseValues["nvca-operator"]?.["agentConfig"] as Values | undefined)?.[
+    "mergeConfig"
+  ];
+  const extra = addonExtraTypes(cfg);
+  if (extra.length === 0) return typeof userText === "string" ? userText : undefined;
+  const base = typeof userText === "string" && userText.trim() !== "" ? yaml.load(userText) : {};
+  if (!isPlainObject(base))
+    throw new Error("releaseValues.nvca-operator.agentConfig.mergeConfig is not a YAML map");
+  const cluster = isPlainObject(base["cluster"]) ? { ...base["cluster"] } : {};
+  const policy = isPlainObject(cluster["validationPolicy"]) ? { ...cluster["validationPolicy"] } : {};
+  const allowed = Array.isArray(policy["allowedExtraKubernetesTypes"])
+    ? [...(policy["allowedExtraKubernetesTypes"] as Values[])]
+    : [];
+  const seen = new Set(
+    allowed.map((a) => `${String(a["group"])}/${String(a["version"])}/${String(a["kind"])}`),
+  );
+  for (const t of extra) if (!seen.has(`${t.group}/${t.version}/${t.kind}`)) allowed.push({ ...t });
+  policy["allowedExtraKubernetesTypes"] = allowed;
+  if (!policy["name"]) policy["name"] = "Default";
+  cluster["validationPolicy"] = policy;
+  return yaml.dump({ ...base, cluster }, { lineWidth: -1, noRefs: true });
+}
+
+/** The operator's node selector and tolerations: its own settings, else the plane-wide `placement`. */
+function operatorPlacement(cfg: ComputePlaneConfig): {
+  nodeSelector?: { key: string; value: string };
+  tolerations: Toleration[];
+} {
+  return {
+    nodeSelector: cfg.nvcaOperator.nodeSelector ?? cfg.placement.nodeSelector,
+    tolerations: cfg.nvcaOperator.tolerations ?? cfg.placement.tolerations,
+  };
+}
+
+/** `[{name}]` for the configured pull secret, or `[]` when nodes authenticate themselves. */
+function pullSecrets(cfg: ComputePlaneConfig): { name: string }[] {
+  return cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
+}
+
+/**
+ * Values for `helm-nvca-operator` (docs/upstream-facts.md §2.5), per bundle. Keys the stack sets only when
+ * non-empty (pull secrets, host-header overrides, tolerations, agent tolerations) are left out when empty;
+ * 0.8.0 also pins the image tags, disables the generated pull secret, sets `ngcConfig.clusterSource` and
+ * adds the add-on types to NVCA's validation policy; 0.7.0 leaves those to chart 1.14.0's defaults.
+ * Differences from NVIDIA's stack, on purpose: the region goes to `selfManaged.region` (the key the chart
+ * reads; the stack's top-level `region` is ignored by the chart, §4 row 16), the NCA id only to `ncaID`
+ * (the stack's extra `ncaId` is read by nothing), and `selfManaged.identitySource` and
+ * `webhookConfig.imageConfig.pullPolicy`, which no template or values.yaml of chart 1.14.0 or 1.21.3 has,
+ * are not sent.
+ * Input: config, the control-plane inputs. Output: values (with `releaseValues.nvca-operator` merged last).
  */
 export function nvcaOperatorValues(cfg: ComputePlaneConfig, inputs: ComputeInputs): Values {
   const reg = `${inputs.imageRegistry}/${inputs.imageRepository}`;
   const op = cfg.nvcaOperator;
+  const v080 = cfg.bundleVersion === "0.8.0";
+  const pins = NVCA_PINS[cfg.bundleVersion];
+  const imageTag = op.imageTag ?? pins.imageTag;
+  const nvcaVersion = op.nvcaVersion ?? pins.nvcaVersion;
+  const otelTag = op.otelCollectorImageTag ?? pins.otelTag;
   const selfManaged: Values = {
-    identitySource: "psat",
-    nvcaVersion: op.nvcaVersion,
     region: op.region ?? inputs.region,
     icmsServiceURL: inputs.icmsServiceURL,
     revalServiceURL: inputs.revalServiceURL,
@@ -121,104 +233,268 @@ export function nvcaOperatorValues(cfg: ComputePlaneConfig, inputs: ComputeInput
     featureGateValues: featureGates(cfg),
     otelCollector: {
       enabled: cfg.observability.profile === "compute" || cfg.observability.profile === "all",
-      imageTag: op.otelCollectorImageTag,
       ...(op.otelCollectorImageRepository ? { imageRepository: op.otelCollectorImageRepository } : {}),
+      ...(otelTag ? { imageTag: otelTag } : {}),
     },
     imageCredHelper: { imageRepository: `${reg}/nvcf-image-credential-helper` },
     sharedStorage: { imageRepository: `${reg}/samba` },
   };
+  if (nvcaVersion) selfManaged["nvcaVersion"] = nvcaVersion;
   if (op.hostHeaderOverrides) {
-    selfManaged["icmsServiceHostHeaderOverride"] = inputs.icmsHost;
-    selfManaged["revalServiceHostHeaderOverride"] = inputs.revalHost;
-    selfManaged["natsHostOverride"] = inputs.natsHost;
+    if (inputs.icmsHost) selfManaged["icmsServiceHostHeaderOverride"] = inputs.icmsHost;
+    if (inputs.revalHost) selfManaged["revalServiceHostHeaderOverride"] = inputs.revalHost;
+    if (inputs.natsHost) selfManaged["natsHostOverride"] = inputs.natsHost;
   }
-  const extra = addonExtraTypes(cfg);
   const values: Values = {
     clusterID: inputs.clusterID,
     clusterGroupID: inputs.clusterGroupID,
     ncaID: inputs.ncaID,
     clusterName: cfg.clusterName,
-    image: { repository: `${reg}/nvca-operator`, tag: op.imageTag, pullPolicy: "IfNotPresent" },
-    nvcaImage: { repositoryOverride: `${reg}/nvca` },
-    imagePullSecrets: cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }],
-    generateImagePullSecret: false,
-    ngcConfig: { clusterSource: "self-managed" },
+    image: {
+      repository: `${reg}/nvca-operator`,
+      ...(imageTag ? { tag: imageTag } : {}),
+      pullPolicy: "IfNotPresent",
+    },
+    nvcaImage: { repositoryOverride: `${reg}/nvca`, pullPolicy: "IfNotPresent" },
     selfManaged,
-    webhookConfig: { imageConfig: { pullPolicy: "IfNotPresent" } },
-    tolerations: op.tolerations,
-    agent: { tolerations: op.agentTolerations, workload: { tolerations: op.workloadTolerations } },
   };
-  if (extra.length > 0) {
-    values["agentConfig"] = {
-      mergeConfig: [
-        "cluster:",
-        "  validationPolicy:",
-        "    name: Default",
-        "    allowedExtraKubernetesTypes:",
-        ...extra.map((t) => `      - {group: ${t.group}, version: ${t.version}, kind: ${t.kind}}`),
-        "",
-      ].join("\n"),
-    };
+  const ips = pullSecrets(cfg);
+  if (ips.length > 0) values["imagePullSecrets"] = ips;
+  if (v080) {
+    values["generateImagePullSecret"] = false;
+    values["ngcConfig"] = { clusterSource: "self-managed" };
   }
-  if (op.nodeSelector) values["nodeSelector"] = { key: op.nodeSelector.key, value: op.nodeSelector.value };
-  return deepMerge(values, cfg.releaseValues["nvca-operator"]);
+  if (op.byooOtelCollectorImageRepository)
+    values["agent"] = { byooOtelCollector: { imageRepository: op.byooOtelCollectorImageRepository } };
+  const place = operatorPlacement(cfg);
+  if (place.nodeSelector)
+    values["nodeSelector"] = { key: place.nodeSelector.key, value: place.nodeSelector.value };
+  if (place.tolerations.length > 0) values["tolerations"] = place.tolerations;
+  if (op.agentTolerations.length > 0 || op.workloadTolerations.length > 0) {
+    values["agent"] = deepMerge(values["agent"] as Values | undefined, {
+      ...(op.agentTolerations.length > 0 ? { tolerations: op.agentTolerations } : {}),
+      ...(op.workloadTolerations.length > 0 ? { workload: { tolerations: op.workloadTolerations } } : {}),
+    });
+  }
+  const merged = deepMerge(values, cfg.releaseValues["nvca-operator"]);
+  const mergeConfig = agentMergeConfig(cfg);
+  if (mergeConfig !== undefined)
+    merged["agentConfig"] = { ...((merged["agentConfig"] as Values | undefined) ?? {}), mergeConfig };
+  return merged;
 }
 
-/** KAI scheduler values set by the stack (spec §2.3): security context, binpack, default queues. */
-function kaiValues(cfg: ComputePlaneConfig): Values {
-  const ips = cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
-  const unlimited = { quota: -1, limit: -1, overQuotaWeight: 1 };
-  return {
-    global: {
-      registry: "ghcr.io/kai-scheduler/kai-scheduler",
-      imagePullSecrets: ips,
-      securityContext: { runAsUser: 10000, runAsNonRoot: true, capabilities: { drop: ["ALL"] } },
+/** The KAI components whose resources NVIDIA's stack sets, with its requests/limits (cpu, memory). */
+const KAI_RESOURCES: Record<string, [reqCpu: string, reqMem: string, limCpu: string, limMem: string]> = {
+  operator: ["50m", "256Mi", "1000m", "1Gi"],
+  podgrouper: ["50m", "512Mi", "1000m", "4Gi"],
+  podgroupcontroller: ["50m", "256Mi", "1000m", "1Gi"],
+  binder: ["50m", "2Gi", "4000m", "4Gi"],
+  scheduler: ["500m", "3Gi", "2000m", "6Gi"],
+  queuecontroller: ["50m", "256Mi", "1000m", "1Gi"],
+  admission: ["50m", "256Mi", "1000m", "1Gi"],
+  nodescaleadjuster: ["50m", "256Mi", "1000m", "1Gi"],
+  numaPlacementExporter: ["50m", "64Mi", "1000m", "1Gi"],
+};
+
+/**
+ * KAI scheduler values (chart kai-scheduler v0.16.7, bundle 0.8.0): restricted security context, the plane's
+ * placement and pull secret under `global`, per-component resources, the scheduler's binpack placement
+ * (`scheduler.placementStrategy` and the `nodeplacement` plugin: GPUs binpacked, CPUs spread) with the
+ * preempt and consolidation actions off, and the default parent/child queues with unlimited quota.
+ * `global.registry` is set only with a mirror (`addons.kaiScheduler.imageRegistry`); otherwise the published
+ * chart's own (`ghcr.io/kai-scheduler/kai-scheduler`) applies.
+ */
+export function kaiValues(cfg: ComputePlaneConfig): Values {
+  const unlimited = () => ({
+    cpu: { quota: -1, limit: -1, overQuotaWeight: 1 },
+    gpu: { quota: -1, limit: -1, overQuotaWeight: 1 },
+    memory: { quota: -1, limit: -1, overQuotaWeight: 1 },
+  });
+  const global: Values = {
+    securityContext: {
+      runAsUser: 10000,
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
     },
-    scheduler: {
-      placementStrategy: { gpu: "binpack", cpu: "spread" },
-      preemption: false,
-      consolidation: false,
+  };
+  const ns = cfg.placement.nodeSelector;
+  if (ns) global["nodeSelector"] = { [ns.key]: ns.value };
+  const ips = pullSecrets(cfg);
+  if (ips.length > 0) global["imagePullSecrets"] = ips;
+  if (cfg.placement.tolerations.length > 0) global["tolerations"] = cfg.placement.tolerations;
+  if (cfg.addons.kaiScheduler.imageRegistry) global["registry"] = cfg.addons.kaiScheduler.imageRegistry;
+  const out: Values = { global };
+  for (const [component, [rc, rm, lc, lm]] of Object.entries(KAI_RESOURCES))
+    out[component] = { resources: { requests: { cpu: rc, memory: rm }, limits: { cpu: lc, memory: lm } } };
+  out["scheduler"] = {
+    placementStrategy: "binpack",
+    plugins: { nodeplacement: { arguments: { gpu: "binpack", cpu: "spread" } } },
+    actions: { preempt: { enabled: false }, consolidation: { enabled: false } },
+    ...(out["scheduler"] as Values),
+  };
+  out["defaultQueue"] = {
+    createDefaultQueue: true,
+    parentName: "default-parent-queue",
+    childName: "default-queue",
+    parentResources: unlimited(),
+    childResources: unlimited(),
+  };
+  return out;
+}
+
+/**
+ * Grove operator values (chart grove-charts v0.1.0-alpha.11 in 0.8.0, -alpha.9 in 0.7.0): one replica, the
+ * operator image at the bundle's tag, resources, leader election, logging, controller concurrency, webhook /
+ * probe / metrics ports with the operator provisioning its own webhook certificate, the CRD-installer init
+ * container, `config.topologyAwareScheduling.enabled` when topology-aware scheduling is on (0.8.0) and
+ * `config.network` when set. Placement: tolerations always; the node selector only from alpha.10 on (alpha.9
+ * has no such value). With a mirror (`addons.groveOperator.imageRegistry`) the operator, CRD-installer and
+ * init-container images come from it; otherwise from `ghcr.io/ai-dynamo/grove`.
+ */
+export function groveValues(cfg: ComputePlaneConfig): Values {
+  const tag = cfg.bundleVersion === "0.7.0" ? "v0.1.0-alpha.9" : "v0.1.0-alpha.11";
+  const mirror = cfg.addons.groveOperator.imageRegistry;
+  const registry = mirror ?? UPSTREAM_IMAGE_REGISTRIES.groveOperator;
+  const config: Values = {
+    leaderElection: {
+      enabled: true,
+      leaseDuration: "15s",
+      renewDeadline: "10s",
+      retryPeriod: "2s",
+      resourceName: "grove-operator-leader-election",
     },
-    defaultQueue: {
-      parent: {
-        name: "default-parent-queue",
-        resources: { cpu: unlimited, gpu: unlimited, memory: unlimited },
+    logLevel: "info",
+    logFormat: "json",
+    controllers: {
+      podCliqueSet: { concurrentSyncs: 3 },
+      podClique: { concurrentSyncs: 3 },
+      podCliqueScalingGroup: { concurrentSyncs: 3 },
+    },
+    server: {
+      webhooks: { port: 9443, certProvisionMode: "auto", secretName: "grove-webhook-server-cert" },
+      healthProbes: { enable: true, port: 9444 },
+      metrics: { port: 9445 },
+    },
+  };
+  if (cfg.bundleVersion === "0.8.0" && cfg.addons.topologyAwareScheduling.enabled)
+    config["topologyAwareScheduling"] = { enabled: true };
+  if (Object.keys(cfg.addons.groveOperator.network).length > 0)
+    config["network"] = cfg.addons.groveOperator.network;
+  const out: Values = {
+    replicaCount: 1,
+    image: { repository: `${registry}/grove-operator`, tag },
+    resources: { limits: { memory: "1Gi" }, requests: { cpu: "50m", memory: "128Mi" } },
+    podAnnotations: {},
+    config,
+    webhookServerSecret: { enabled: false },
+    crdInstaller: { enabled: true },
+  };
+  const ns = cfg.placement.nodeSelector;
+  if (ns && cfg.bundleVersion === "0.8.0") out["nodeSelector"] = { [ns.key]: ns.value };
+  if (cfg.placement.tolerations.length > 0) out["tolerations"] = cfg.placement.tolerations;
+  if (mirror) {
+    out["crdInstaller"] = { enabled: true, image: { repository: `${mirror}/grove-install-crds` } };
+    out["deployment"] = { env: [{ name: "GROVE_INIT_CONTAINER_IMAGE", value: `${mirror}/grove-initc` }] };
+  }
+  return out;
+}
+
+/**
+ * dynamo-platform 1.2.1 values (umbrella chart): the operator (`dynamo-operator.*`: image, resources, one
+ * replica, node affinity from the placement's node selector, tolerations, CRD upgrade, fail-closed webhook
+ * without cert-manager, no namespace restriction, the metrics Service), the bundled NATS with JetStream on a
+ * file store and PVC (pinned by the placement when set), and the umbrella's `global.*` switches (install NATS;
+ * no etcd; use the already-installed Grove; no KAI wiring, NVCA injects KAI settings into workloads itself).
+ * On purpose, three of NVIDIA's settings go to the paths the charts read: the manager's resources under
+ * `controllerManager.manager.resources`, JetStream under `nats.config.jetstream`, and the metrics Service
+ * under `dynamo-operator.metricsService` (NVIDIA writes `controllerManager.resources`, `nats.jetstream` and a
+ * top-level `metricsService`, which nothing reads). Mirrors: `addons.dynamoOperator.imageRegistry` replaces `nvcr.io/nvidia/ai-dynamo` for the
+ * operator image, `natsImageRegistry` is the registry host of the NATS images; unset, the upstream ones.
+ */
+export function dynamoValues(cfg: ComputePlaneConfig): Values {
+  const d = cfg.addons.dynamoOperator;
+  const ns = cfg.placement.nodeSelector;
+  const tol = cfg.placement.tolerations;
+  const controllerManager: Values = {
+    manager: {
+      image: {
+        repository: `${d.imageRegistry ?? UPSTREAM_IMAGE_REGISTRIES.dynamoOperator}/kubernetes-operator`,
       },
-      child: { name: "default-queue", resources: { cpu: unlimited, gpu: unlimited, memory: unlimited } },
+      // NVIDIA's stack writes these at controllerManager.resources, which the operator chart does not read.
+      resources: { limits: { memory: "2Gi" }, requests: { cpu: "512m", memory: "1Gi" } },
+    },
+    replicas: 1,
+  };
+  if (ns)
+    controllerManager["affinity"] = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: ns.key, operator: "In", values: [ns.value] }] }],
+        },
+      },
+    };
+  if (tol.length > 0) controllerManager["tolerations"] = tol;
+  // The NATS chart reads JetStream under config.jetstream (NVIDIA's stack writes nats.jetstream, which it ignores).
+  const nats: Values = {
+    config: { jetstream: { enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } } },
+  };
+  if (ns || tol.length > 0)
+    nats["podTemplate"] = {
+      merge: {
+        spec: {
+          ...(ns ? { nodeSelector: { [ns.key]: ns.value } } : {}),
+          ...(tol.length > 0 ? { tolerations: tol } : {}),
+        },
+      },
+    };
+  if (d.natsImageRegistry) {
+    nats["container"] = { image: { registry: d.natsImageRegistry } };
+    nats["reloader"] = { image: { registry: d.natsImageRegistry } };
+  }
+  return {
+    "dynamo-operator": {
+      controllerManager,
+      upgradeCRD: true,
+      webhook: { failurePolicy: "Fail", certManager: { enabled: false } },
+      namespaceRestriction: { enabled: false },
+      // The operator subchart's metrics Service switch (NVIDIA's stack writes it at the umbrella's top level).
+      metricsService: { enabled: true },
+    },
+    nats,
+    global: {
+      nats: { install: true },
+      etcd: { enabled: false, install: false },
+      grove: { enabled: true, install: false },
+      "kai-scheduler": { enabled: false, install: false },
     },
   };
 }
 
 /**
- * Values of a compute-plane release. Input: release name, config, control-plane inputs. Output: values.
- * Throws on an unknown release name.
+ * nvcf-cluster-topology 0.1.0 values (the compute stack's own chart, bundle 0.8.0): the configured topologies
+ * (`levels[].nodeLabel`), and which of the chart's two outputs this release renders: KAI `Topology` objects
+ * (`kaiScheduler.enabled`) or Grove `ClusterTopologyBinding`s (`groveOperator.enabled`).
+ */
+export function topologyValues(cfg: ComputePlaneConfig, target: "kai" | "grove"): Values {
+  return {
+    topologies: cfg.addons.topologyAwareScheduling.topologies,
+    kaiScheduler: { enabled: target === "kai" },
+    groveOperator: { enabled: target === "grove" },
+  };
+}
+
+/**
+ * Values of a compute-plane release. Input: release name, config, control-plane inputs. Output: values with
+ * `releaseValues.<release>` deep-merged last. Throws on an unknown release name.
  */
 export function computeValues(release: string, cfg: ComputePlaneConfig, inputs: ComputeInputs): Values {
-  const topology = {
-    topologies: [
-      { name: "nvcf-mnnvl-topology", levels: ["nvidia.com/gpu.clique", "kubernetes.io/hostname"] },
-    ],
-  };
   const table: Record<string, () => Values> = {
     "kai-scheduler": () => kaiValues(cfg),
-    "nvcf-kai-topology": () => ({ ...topology, target: "kai" }),
-    "grove-operator": () => ({
-      image: { repository: "ghcr.io/ai-dynamo/grove/grove-operator", tag: "v0.1.0-alpha.11" },
-      topologyAwareScheduling: cfg.addons.topologyAwareScheduling.enabled,
-    }),
-    "nvcf-grove-topology": () => ({ ...topology, target: "grove" }),
-    "dynamo-operator": () => ({
-      "dynamo-operator": {
-        controllerManager: {
-          manager: { image: { repository: "nvcr.io/nvidia/ai-dynamo/kubernetes-operator" } },
-        },
-        upgradeCRD: true,
-        webhook: { failurePolicy: "Fail" },
-      },
-      grove: { enabled: true, install: false },
-      kaiScheduler: { enabled: true, install: false },
-      etcd: { enabled: false },
-    }),
+    "nvcf-kai-topology": () => topologyValues(cfg, "kai"),
+    "grove-operator": () => groveValues(cfg),
+    "nvcf-grove-topology": () => topologyValues(cfg, "grove"),
+    "dynamo-operator": () => dynamoValues(cfg),
     "nvca-operator": () => nvcaOperatorValues(cfg, inputs),
   };
   const build = table[release];

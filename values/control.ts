@@ -1,30 +1,37 @@
 /**
- * Values per control-plane release (pure functions): what `global.yaml.gotmpl` gives each chart (spec §1.8),
- * merged with the secrets layer (spec §1.10) and the user's per-release overrides (`nvcf:releaseValues`).
+ * Values per control-plane release (pure functions): what NVIDIA's stack gives each chart
+ * (`deploy/stacks/self-managed/global.yaml.gotmpl` for the NVCF charts, the inline values of
+ * `deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl` and
+ * `deploy/stacks/observability/values/victoria-metrics.yaml.gotmpl` for the observability charts, the inline
+ * values of `helmfile.d/01-dependencies.yaml.gotmpl` for nvcf-pki), merged with the secrets layer
+ * (`secrets/secrets.yaml.template`) and the user's per-release overrides (`nvcf:releaseValues`).
+ *
  * Each release receives only the top-level key its chart reads, so a change to one service's settings
- * changes only that release.
+ * changes only that release. Where the stack differs between bundles (0.7.0 tag vs HEAD = 0.8.0), the
+ * builders follow `cfg.bundleVersion`; bundle 0.6.1 has no stack in the repository and takes the 0.7.0
+ * shape (its chart versions are the docs v0.6.1 manifest's, `catalog/releases.ts`).
+ * Deliberate differences from NVIDIA's stack are listed in the README ("on purpose") and marked `ON PURPOSE`.
  *
  * Secrets arrive as `S` (a plain string in tests, a secret `pulumi.Output<string>` in the program) and are
  * placed as leaves, so everything else in a release's values stays readable in previews.
  */
-import type { EnableFlag } from "../catalog/releases";
+import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { llmManagesIssuer } from "../config/rules";
 import type { ControlPlaneConfig, Toleration } from "../config/schema";
 import { NGC_USER } from "./credentials";
 import { type Values, deepMerge } from "./merge";
-import { httpRouteHostnames } from "./routes";
 
 /** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
 export interface ControlSecrets<S> {
-  /** Feeds both `DEFAULT_CASSANDRA_PASSWORD` and `cassandra.serviceRolePassword` (spec §4 row 1). */
+  /** Feeds both `DEFAULT_CASSANDRA_PASSWORD` and `cassandra.serviceRolePassword`. */
   cassandraPassword: S;
-  /** base64("user:key") for worker sidecar pulls (spec §4 row 2). */
+  /** base64("user:key") for worker sidecar pulls (`NVCF_API_SIDECARS_IMAGE_PULL_SECRET`). */
   sidecarAuth: S;
   /** base64("user:key") for each account-bootstrap registry credential, in `accounts.registryCredentials` order. */
   functionAuth: S[];
 }
 
-/** Which catalog flags are on for this config (spec §1.3 "Enable condition"). */
+/** Which catalog flags are on for this config (the `condition`s of NVIDIA's helmfiles). */
 export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolean> {
   const o = cfg.observability;
   const obs = o.profile !== "disabled";
@@ -56,24 +63,44 @@ export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolea
 }
 
 type PlacementType = "vault" | "cassandra" | "controlplane";
-const PDB = { enabled: false, maxUnavailable: 1 };
+
+/** Bundles whose `global.yaml.gotmpl` has the 0.7.0 shape (no PDB knobs, NGC registry env, old image names). */
+const before080 = (b: BundleVersion) => b !== "0.8.0";
+
+/** Third-party image defaults of `deploy/stacks/observability/environments/base.yaml` (upstream registries). */
+export const OBSERVABILITY_IMAGES = {
+  collectorRepository:
+    "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib",
+  collectorTag: "0.129.1",
+} as const;
+
+/** The label the collector's target allocator selects monitors by (observability `base.yaml`). */
+const OBSERVABILITY_TARGET = { "nvcf.nvidia.com/observability-target": "true" };
 
 /** Shared pieces every builder uses. */
 function common(cfg: ControlPlaneConfig) {
   const reg = cfg.images.registry;
   const repo = cfg.images.repository;
-  const ips = cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
-  const img = (name: string) => `${repo}/${name}`;
+  const old = before080(cfg.bundleVersion);
+  /** `imagePullSecrets`, only when a pull secret is referenced (the stack emits the key only when non-empty). */
+  const ips: Values =
+    cfg.pullSecret.name === null ? {} : { imagePullSecrets: [{ name: cfg.pullSecret.name }] };
+  const pullSecretList = cfg.pullSecret.name === null ? [] : [{ name: cfg.pullSecret.name }];
+  const image = (name: string) => ({ registry: reg, repository: `${repo}/${name}` });
+  /** The stack's `nvcf.nodeSelector` helper: the type's term, else `all`, only when enabled. */
   const nodeSelector = (t: PlacementType): Values | undefined => {
     const ns = cfg.placement.nodeSelectors;
     if (!ns.enabled) return undefined;
     const term = ns[t] ?? ns.all;
     return term ? { [term.key]: term.value } : undefined;
   };
+  /** The stack's `nvcf.tolerations` helper: the type's non-empty list, else `all`, only when enabled and non-empty. */
   const tolerations = (t: PlacementType): Toleration[] | undefined => {
     const tl = cfg.placement.tolerations;
     if (!tl.enabled) return undefined;
-    return tl[t] ?? tl.all;
+    const own = tl[t];
+    const list = own && own.length > 0 ? own : tl.all;
+    return list && list.length > 0 ? list : undefined;
   };
   const placement = (t: PlacementType): Values => {
     const out: Values = {};
@@ -84,124 +111,297 @@ function common(cfg: ControlPlaneConfig) {
     return out;
   };
   const tr = cfg.observability.tracing;
-  const tracingEnv = (service: string): Values =>
-    tr.enabled
-      ? {
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://${tr.collectorEndpoint}:${tr.collectorPort}`,
-          OTEL_EXPORTER_OTLP_PROTOCOL: tr.collectorProtocol === "grpc" ? "grpc" : "http/protobuf",
-          OTEL_SERVICE_NAME: service,
-        }
-      : { TRACING: "none" };
-  return { reg, repo, ips, img, placement, nodeSelector, tolerations, tracingEnv };
+  /** `<protocol>://<endpoint>:<port>`: the stack writes the protocol setting as the URL scheme. */
+  const otlp = `${tr.collectorProtocol}://${tr.collectorEndpoint}:${tr.collectorPort}`;
+  /** Spring Boot services (api, ess, notary, sis): Micrometer tracing switch and OTLP traces endpoint. */
+  const springTracing = (asString = true): Values => ({
+    MANAGEMENT_TRACING_ENABLED: asString ? String(tr.enabled) : tr.enabled,
+    ...(tr.enabled ? { MANAGEMENT_OTLP_TRACING_ENDPOINT: `${otlp}/v1/traces` } : {}),
+  });
+  /** A PDB knob of `environments/base.yaml` (0.8.0 only; the 0.7.0 stack passes none). */
+  const pdb = (v: Values): Values => (old ? {} : { podDisruptionBudget: v });
+  return {
+    reg,
+    repo,
+    old,
+    ips,
+    pullSecretList,
+    image,
+    placement,
+    nodeSelector,
+    tolerations,
+    tr,
+    otlp,
+    springTracing,
+    pdb,
+  };
 }
 
 type Builder<S> = (cfg: ControlPlaneConfig, secrets: ControlSecrets<S>) => Values;
 
 const D = (cfg: ControlPlaneConfig) => cfg.domain;
+const PDB_UNAVAILABLE_1 = { enabled: false, maxUnavailable: 1 };
 
-/** A GRPCRoute's values: its switch and hostnames, the stack's default host when none are given (spec §1.12). */
-const grpcRoute = (r: { enabled: boolean; hostnames: string[] }, defaultHost: string) => ({
-  enabled: r.enabled,
-  hostnames: r.hostnames.length ? r.hostnames : [defaultHost],
-});
+/** The in-cluster PromQL / remote-write base of the bundled VictoriaMetrics (`vmsingle` in the observability namespace). */
+const vmsingle = (cfg: ControlPlaneConfig) =>
+  `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428`;
 
-/** One builder per release (spec §1.8). The map key is the release name of `catalog/releases.ts`. */
+/**
+ * The services the nvcf-ui control-plane health monitor probes, as NVIDIA's stack lists them
+ * (`global.yaml.gotmpl`, `nvcfUi.controlPlane.components`): optional services only when installed.
+ */
+function uiHealthComponents(cfg: ControlPlaneConfig): Values[] {
+  const http = (name: string, ns: string, host: string, path = "/health") => ({
+    name,
+    namespace: ns,
+    endpoints: [`${host}${path}`],
+  });
+  const workloads = (name: string, ns: string, list: [string, string][]) => ({
+    name,
+    namespace: ns,
+    k8s_workloads: list.map(([n, type]) => ({ name: n, type })),
+  });
+  const out: Values[] = [
+    http("api", "nvcf", "api.nvcf.svc.cluster.local:8080"),
+    http("nvct-api", "nvcf", "nvct-api.nvcf.svc.cluster.local:8080"),
+    http("notary-service", "nvcf", "notary.nvcf.svc.cluster.local:8080"),
+    http("grpc-proxy", "nvcf", "grpc.nvcf.svc.cluster.local:10081"),
+  ];
+  if (cfg.rateLimiter.enabled)
+    out.push(http("ratelimiter", "nvcf", "ratelimiter.nvcf.svc.cluster.local:8080"));
+  if (cfg.addons.llm.enabled) {
+    const gw = "llm-api-gateway.nvcf.svc.cluster.local:8080";
+    const rr = "llm-request-router-headless.nvcf.svc.cluster.local:8000";
+    out.push({ name: "llm-api-gateway", namespace: "nvcf", endpoints: [`${gw}/healthz`, `${gw}/readyz`] });
+    out.push({ name: "llm-request-router", namespace: "nvcf", endpoints: [`${rr}/healthz`, `${rr}/readyz`] });
+  }
+  out.push(http("reval", "nvcf", "reval.nvcf.svc.cluster.local:8082", "/healthz"));
+  out.push(http("invocation-service", "nvcf", "invocation.nvcf.svc.cluster.local:8080"));
+  if (cfg.addons.vanityGateway.enabled)
+    out.push(http("vanity-gateway", "nvcf", "vanity-gateway.nvcf.svc.cluster.local:8080"));
+  out.push(http("sis", "sis", "api.sis.svc.cluster.local:8080"));
+  out.push(http("ess-api", "ess", "ess-api.ess.svc.cluster.local:8080"));
+  out.push(http("api-keys", "api-keys", "api-keys.api-keys.svc.cluster.local:8080"));
+  out.push(
+    http(
+      "admin-issuer-proxy",
+      "api-keys",
+      "admin-token-issuer-proxy.api-keys.svc.cluster.local:8080",
+      "/healthz",
+    ),
+  );
+  out.push(
+    http(
+      "nats-auth-callout-service",
+      "nats-system",
+      "nvcf-nats-auth-callout-service.nats-system.svc.cluster.local:8080",
+    ),
+  );
+  if (cfg.nats.enabled)
+    out.push(
+      http(
+        "nats",
+        "nats-system",
+        "nats-headless.nats-system.svc.cluster.local:8222",
+        "/healthz?js-server-only",
+      ),
+    );
+  if (cfg.openbao.enabled)
+    out.push({
+      ...http(
+        "openbao-server",
+        "vault-system",
+        "openbao-server.vault-system.svc.cluster.local:8200",
+        "/v1/sys/health?standbyok=true",
+      ),
+      k8s_workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
+    });
+  if (cfg.cassandra.enabled)
+    out.push(workloads("cassandra", "cassandra-system", [["cassandra", "statefulset"]]));
+  if (cfg.certManager.managed)
+    out.push(
+      workloads("cert-manager", "cert-manager", [
+        ["cert-manager", "deployment"],
+        ["cert-manager-cainjector", "deployment"],
+        ["cert-manager-webhook", "deployment"],
+      ]),
+    );
+  // The stack lists the Envoy Gateway controller under this fixed namespace whenever Gateway API is on.
+  out.push(workloads("envoy-gateway", "envoy-gateway-system", [["envoy-gateway", "deployment"]]));
+  return out;
+}
+
+/** The default ServiceMonitor groups of the observability stack (`deploy/stacks/observability/environments/base.yaml`). */
+function defaultMonitors(cfg: ControlPlaneConfig): Values {
+  const p = cfg.observability.profile;
+  const sel = (instance: string, extra: Values = {}) => ({
+    "app.kubernetes.io/instance": instance,
+    ...extra,
+  });
+  return {
+    commonLabels: { ...OBSERVABILITY_TARGET },
+    controlPlane: {
+      enabled: p === "control" || p === "all",
+      interval: "30s",
+      path: "/metrics",
+      port: "metrics",
+      namespaces: ["nvcf"],
+      services: [
+        {
+          name: "state-metrics",
+          enabled: true,
+          selector: sel("state-metrics", { "app.kubernetes.io/name": "helm-nvcf-state-metrics" }),
+        },
+        { name: "invocation-service", enabled: true, selector: sel("invocation-service") },
+        { name: "grpc-proxy", enabled: true, selector: sel("grpc-proxy") },
+        { name: "llm-api-gateway", enabled: true, selector: sel("llm-api-gateway") },
+      ],
+    },
+    computePlane: {
+      enabled: p === "compute" || p === "all",
+      interval: "30s",
+      path: "/metrics",
+      services: [
+        {
+          name: "nvca",
+          enabled: true,
+          namespaces: ["nvca-system"],
+          port: "nvca",
+          selector: { "app.kubernetes.io/name": "nvca" },
+          labels: {},
+        },
+      ],
+      // ON PURPOSE: NVIDIA's observability base.yaml writes dcgm's namespaceSelector and selector one level up
+      // (computePlane.*), where the chart never reads them; the chart's own dcgm defaults are the same values.
+      dcgm: { enabled: true },
+      worker: {
+        enabled: true,
+        namespace: "",
+        namespaceSelector: { any: true },
+        selector: { matchExpressions: [{ key: "icms-request-id", operator: "Exists" }] },
+        interval: "30s",
+        path: "/metrics",
+        port: "metrics",
+        labels: {},
+      },
+    },
+  };
+}
+
+/** One builder per release. The map key is the release name of `catalog/releases.ts`. */
 function builders<S>(): Record<string, Builder<S>> {
   return {
-    "prometheus-operator-crds": () => ({}),
-    // The observability charts are third-party; images come from the mirror like every other image.
+    // Only the CRDs the collector's target allocator and the default monitors use are installed.
+    "prometheus-operator-crds": () => {
+      const on = new Set(["podmonitors", "servicemonitors"]);
+      const all = [
+        "alertmanagerconfigs",
+        "alertmanagers",
+        "podmonitors",
+        "probes",
+        "prometheusagents",
+        "prometheuses",
+        "prometheusrules",
+        "scrapeconfigs",
+        "servicemonitors",
+        "thanosrulers",
+      ];
+      return { crds: Object.fromEntries(all.map((c) => [c, { enabled: on.has(c) }])) };
+    },
+    // Third-party charts keep their upstream images (as NVIDIA's stack does); a mirror sets them with releaseValues.
     "opentelemetry-operator": (cfg) => {
       const c = common(cfg);
       return {
-        imagePullSecrets: c.ips,
-        manager: {
-          image: { repository: `${c.reg}/${c.img("opentelemetry-operator")}` },
-          collectorImage: { repository: `${c.reg}/${c.img("opentelemetry-collector-contrib")}` },
-          targetAllocatorImage: { repository: `${c.reg}/${c.img("target-allocator")}` },
+        admissionWebhooks: {
+          certManager: { enabled: false },
+          autoGenerateCert: { enabled: true, recreate: false },
         },
+        manager: {
+          collectorImage: {
+            repository: OBSERVABILITY_IMAGES.collectorRepository,
+            tag: OBSERVABILITY_IMAGES.collectorTag,
+          },
+        },
+        ...c.ips,
       };
     },
     "victoria-metrics": (cfg) => {
       const c = common(cfg);
       return {
-        fullnameOverride: "vmsingle",
         server: {
-          image: { repository: `${c.reg}/${c.img("victoria-metrics")}` },
-          persistentVolume: {
-            enabled: true,
-            storageClassName: cfg.storage.className,
-            size: cfg.storage.size,
-          },
+          fullnameOverride: "vmsingle",
+          retentionPeriod: "1",
+          persistentVolume: { enabled: true, size: "16Gi" },
+          resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" } },
+          serviceMonitor: { enabled: true },
         },
+        ...(c.pullSecretList.length ? { global: { imagePullSecrets: c.pullSecretList } } : {}),
       };
     },
     "otel-collector": (cfg) => {
       const c = common(cfg);
-      const mb = cfg.observability.metricsBackend;
+      const o = cfg.observability;
+      const mb = o.metricsBackend;
       return {
-        image: { repository: `${c.reg}/${c.img("opentelemetry-collector-contrib")}` },
-        profile: cfg.observability.profile,
-        targetAllocator: { enabled: cfg.observability.components.targetAllocator === "install" },
-        discoveryRbac: { enabled: cfg.observability.components.discoveryRbac === "install" },
-        metricsBackend: {
-          remoteWriteEndpoint:
-            mb.mode === "install"
-              ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428/api/v1/write`
-              : mb.remoteWriteEndpoint,
-          auth: { mode: mb.auth.mode },
+        collectorName: "nvcf-observability",
+        // The chart reads `image` as one string (repository:tag).
+        image: `${OBSERVABILITY_IMAGES.collectorRepository}:${OBSERVABILITY_IMAGES.collectorTag}`,
+        ...c.ips,
+        targetAllocatorRbac: { create: o.components.discoveryRbac === "install" },
+        targetAllocator: {
+          allocationStrategy: "consistent-hashing",
+          prometheusCR: {
+            enabled: true,
+            serviceMonitorSelector: { matchLabels: { ...OBSERVABILITY_TARGET } },
+            podMonitorSelector: { matchLabels: { ...OBSERVABILITY_TARGET } },
+            serviceMonitorNamespaceSelector: {},
+            podMonitorNamespaceSelector: {},
+          },
+          enabled: o.components.targetAllocator === "install",
+        },
+        config: {
+          receivers: { prometheus: { config: { scrape_configs: [] } } },
+          processors: { batch: {} },
+          exporters: {
+            prometheusremotewrite: {
+              endpoint: mb.mode === "install" ? `${vmsingle(cfg)}/api/v1/write` : mb.remoteWriteEndpoint,
+            },
+          },
+          service: {
+            pipelines: {
+              metrics: {
+                receivers: ["prometheus"],
+                processors: ["batch"],
+                exporters: ["prometheusremotewrite"],
+              },
+            },
+          },
         },
       };
     },
-    "default-monitors": () => ({
-      monitors: [
-        {
-          name: "nvcf-api",
-          namespace: "nvcf",
-          port: "metrics",
-          path: "/metrics",
-          selector: { "app.kubernetes.io/name": "nvcf-api" },
-        },
-        {
-          name: "state-metrics",
-          namespace: "nvcf",
-          port: "metrics",
-          path: "/metrics",
-          selector: { "app.kubernetes.io/name": "state-metrics" },
-        },
-      ],
-    }),
+    "default-monitors": (cfg) => defaultMonitors(cfg),
     nats: (cfg) => {
       const c = common(cfg);
-      return {
-        nats: {
-          global: { image: { pullSecretNames: c.ips.map((s) => s.name) } },
-          container: {
-            image: { repository: c.img("nats-server"), tag: "2.11.17-alpine3.22", registry: c.reg },
-          },
-          reloader: {
-            image: { repository: c.img("nats-server-config-reloader"), tag: "0.23.0", registry: c.reg },
-          },
-          natsBox: {
-            container: { image: { repository: c.img("nats-box"), tag: "0.19.7-nonroot", registry: c.reg } },
-          },
-          nkeyJob: { image: { repository: c.img("alpine-k8s"), registry: c.reg } },
-          podTemplate: { merge: { spec: c.placement("controlplane") } },
-          config: {
-            jetstream: {
-              fileStore: { pvc: { storageClassName: cfg.storage.className, size: cfg.storage.size } },
-            },
-          },
-          podDisruptionBudget: { enabled: false, merge: { spec: { minAvailable: 2 } } },
-        },
-      };
+      const nats: Values = {};
+      if (c.pullSecretList.length)
+        nats["global"] = { image: { pullSecretNames: c.pullSecretList.map((s) => s.name) } };
+      nats["container"] = { image: { ...c.image("nats-server"), tag: "2.11.17-alpine3.22" } };
+      nats["reloader"] = { image: { ...c.image("nats-server-config-reloader"), tag: "0.23.0" } };
+      nats["natsBox"] = { container: { image: { ...c.image("nats-box"), tag: "0.19.7-nonroot" } } };
+      // ON PURPOSE: no `nkeyJob.image`: the chart renders the NKeys as Secrets and has no nkey job any more.
+      const spec = c.placement("controlplane");
+      if (Object.keys(spec).length) nats["podTemplate"] = { merge: { spec } };
+      if (cfg.storage.className)
+        nats["config"] = { jetstream: { fileStore: { pvc: { storageClassName: cfg.storage.className } } } };
+      Object.assign(nats, c.pdb({ enabled: false, merge: { spec: { minAvailable: 2 } } }));
+      return { nats };
     },
     "cert-manager": (cfg) => {
       const c = common(cfg);
-      const r = (n: string) => ({ image: { repository: `${c.reg}/${c.img(`cert-manager-${n}`)}` } });
+      const r = (n: string) => ({ image: { repository: `${c.reg}/${c.repo}/cert-manager-${n}` } });
       return {
         "cert-manager": {
-          global: { imagePullSecrets: c.ips },
-          crds: { enabled: true },
+          ...(c.pullSecretList.length ? { global: { imagePullSecrets: c.pullSecretList } } : {}),
           ...r("controller"),
           webhook: r("webhook"),
           cainjector: r("cainjector"),
@@ -212,17 +412,25 @@ function builders<S>(): Record<string, Builder<S>> {
     },
     "openbao-server": (cfg, s) => {
       const c = common(cfg);
+      const server: Values = {
+        image: c.image("nvcf-openbao"),
+        ...c.placement("vault"),
+        dataStorage: {
+          ...(cfg.storage.className ? { storageClass: cfg.storage.className } : {}),
+          size: cfg.storage.size,
+        },
+      };
+      if (!c.old) server["ha"] = { disruptionBudget: { enabled: false, maxUnavailable: 1 } };
       return {
         openbao: {
-          global: { imagePullSecrets: c.ips },
+          ...(c.pullSecretList.length ? { global: { imagePullSecrets: c.pullSecretList } } : {}),
           migrations: {
             image: {
-              registry: c.reg,
-              repository: c.img("nvcf-openbao-migrations"),
+              ...c.image("nvcf-openbao-migrations"),
               ...(cfg.openbao.migrationsImageTag ? { tag: cfg.openbao.migrationsImageTag } : {}),
             },
             issuerDiscovery: { enabled: cfg.openbao.issuerDiscovery },
-            // The list replaces the chart default entirely: all three names, once each (spec §4 row 3).
+            // The list replaces the chart default entirely: all three names, once each (secrets template).
             env: [
               { name: "DEFAULT_CASSANDRA_PASSWORD", value: s.cassandraPassword },
               { name: "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", value: s.sidecarAuth },
@@ -230,50 +438,56 @@ function builders<S>(): Record<string, Builder<S>> {
             ],
           },
           injector: {
-            image: { registry: c.reg, repository: c.img("oss-vault-k8s") },
-            agentImage: { registry: c.reg, repository: c.img("nvcf-openbao") },
+            image: c.image("oss-vault-k8s"),
+            agentImage: c.image("nvcf-openbao"),
             ...c.placement("vault"),
             replicas: cfg.openbao.injectorReplicas,
-            webhook: {
-              failurePolicy: "Ignore",
-            },
+            webhook: { failurePolicy: "Ignore" },
             podDisruptionBudget: { minAvailable: 1 },
           },
-          server: {
-            image: { registry: c.reg, repository: c.img("nvcf-openbao") },
-            ...c.placement("vault"),
-            dataStorage: { storageClass: cfg.storage.className || null, size: cfg.storage.size },
-            ha: { disruptionBudget: { enabled: false, maxUnavailable: 1 } },
+          server,
+        },
+      };
+    },
+    // Flat chart values given inline by `helmfile.d/01-dependencies.yaml.gotmpl` (the chart reads `clusterIssuer.*`).
+    "nvcf-pki": (cfg) => {
+      const openbao = "http://openbao-server.vault-system.svc.cluster.local:8200";
+      return {
+        clusterIssuer: {
+          enabled: true,
+          name: cfg.addons.llm.pki.issuerName,
+          server: openbao,
+          path: "services/all/pki/nvcf-service-issuing/sign/nvcf-service-server",
+          auth: {
+            mountPath: "/v1/auth/jwt",
+            role: "cert-manager",
+            serviceAccount: { name: "cert-manager", audience: openbao },
           },
         },
       };
     },
-    "nvcf-pki": (cfg) => ({
-      clusterIssuer: {
-        name: cfg.addons.llm.pki.issuerName,
-        server: "http://openbao-server.vault-system.svc.cluster.local:8200",
-        signPath: "services/all/pki/nvcf-service-issuing/sign/nvcf-service-server",
-        authMountPath: "/v1/auth/jwt",
-        role: "cert-manager",
-        serviceAccount: "cert-manager",
-        audience: "http://openbao-server.vault-system.svc.cluster.local:8200",
-      },
-    }),
     cassandra: (cfg, s) => {
       const c = common(cfg);
-      const global: Values = { imagePullSecrets: c.ips, security: { allowInsecureImages: true } };
+      // Only 0.7.0 (chart 0.17.0) runs the Bitnami subchart, which reads `global.security`; 0.6.1 (chart 0.18.0,
+      // docs/v0.6.1/manifest.md) and 0.8.0 (chart 0.20.1) render their own StatefulSet without it.
+      const bitnami = cfg.bundleVersion === "0.7.0";
+      // ON PURPOSE: keys the pinned chart never reads are not passed (NVIDIA's stack also passes
+      // `global.security` to 0.20.1 and `initialization` to every version; no template reads them).
+      const global: Values = { ...c.ips, ...(bitnami ? { security: { allowInsecureImages: true } } : {}) };
       if (cfg.storage.className) global["defaultStorageClass"] = cfg.storage.className;
+      // The Bitnami image, also for its seed-discovery init container, in 0.7.0 only.
+      const image = bitnami ? "bitnami-cassandra" : "cassandra";
       return {
         cassandra: {
-          global,
+          ...(Object.keys(global).length ? { global } : {}),
           replicaCount: cfg.cassandra.replicas,
           resourcesPreset: cfg.cassandra.preset,
-          podDisruptionBudget: { enabled: false, minAvailable: 2 },
+          ...c.pdb({ enabled: false, minAvailable: 2 }),
           ...c.placement("cassandra"),
           persistence: { size: cfg.storage.size },
-          migrations: { image: { registry: c.reg, repository: c.img("nvcf-cassandra-migrations") } },
-          initialization: { image: { registry: c.reg, repository: c.img("alpine-k8s") } },
-          image: { registry: c.reg, repository: c.img("cassandra") },
+          migrations: { image: c.image("nvcf-cassandra-migrations") },
+          image: c.image(image),
+          ...(bitnami ? { dynamicSeedDiscovery: { image: c.image(image) } } : {}),
           serviceRolePassword: s.cassandraPassword,
         },
       };
@@ -283,20 +497,19 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         apikeys: {
           fullnameOverride: "api-keys",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-api-keys-service") },
-          ...c.placement("controlplane"),
-          podDisruptionBudget: PDB,
+          ...c.ips,
+          image: c.image("nvcf-api-keys-service"),
+          // ON PURPOSE: helm-nvcf-api-keys 1.6.0 has no nodeSelector/tolerations values; none are passed.
+          ...c.pdb(PDB_UNAVAILABLE_1),
         },
       };
     },
     "nats-auth-callout-service": (cfg) => {
       const c = common(cfg);
-      // The chart reads flat top-level keys (spec §1.3 note); the stack also passes them flat.
-      return {
-        imagePullSecrets: c.ips,
-        image: { registry: c.reg, repository: c.img("nvcf-nats-auth-callout-service") },
-      };
+      // The chart reads flat top-level keys and one `image.repository` with the registry host in it (no
+      // `image.registry`). ON PURPOSE: NVIDIA's stack writes `natsAuthCalloutService.image`, which the chart
+      // never reads, so the image never came from the mirror.
+      return { ...c.ips, image: { repository: `${c.reg}/${c.repo}/nvcf-nats-auth-callout-service` } };
     },
     api: (cfg, s) => {
       const c = common(cfg);
@@ -305,7 +518,6 @@ function builders<S>(): Record<string, Builder<S>> {
         NVCF_NATS_REGION_PLACEMENT_TAG: "dc",
         NVCF_SIDECARS_HOSTNAME: c.reg,
         NVCF_SIDECARS_REPOSITORY: c.repo,
-        ...c.tracingEnv("nvcf-api"),
       };
       if (w.nvcfServiceURL) env["NVCF_FQDN"] = w.nvcfServiceURL;
       if (w.nvcfGrpcServiceURL) env["NVCF_GLOBAL_FQDN_GRPC"] = w.nvcfGrpcServiceURL;
@@ -314,113 +526,120 @@ function builders<S>(): Record<string, Builder<S>> {
         env["NVCF_ESS_WORKER_BASE_URL"] = w.essServiceURL;
         env["NVCF_ESS_BASE_URL"] = w.essServiceURL;
       }
+      // 0.7.0 (chart 1.23.9) is told NGC's registry endpoints; 0.8.0 has them built in.
+      if (c.old) Object.assign(env, NGC_REGISTRY_ENV);
+      Object.assign(env, c.springTracing());
       const api: Values = {
         fullnameOverride: "nvcf-api",
-        imagePullSecrets: c.ips,
-        image: { registry: c.reg, repository: c.img("nvcf-service-oss") },
+        ...c.ips,
+        image: c.image("nvcf-service-oss"),
         ...c.placement("controlplane"),
-        accountBootstrap: {
-          enabled: true,
-          image: { registry: c.reg, repository: c.img("alpine-k8s"), tag: "1.36.1" },
-          limits: { ...cfg.accounts.limits },
-          registryCredentials: cfg.accounts.registryCredentials.map((rc, i) => ({
-            registryHostname: rc.registryHostname,
-            secret: { name: rc.secretName, value: s.functionAuth[i] },
-            artifactTypes: rc.artifactTypes,
-            tags: [],
-            description: rc.description,
-          })),
-        },
-        env,
       };
-      if (cfg.addons.llm.enabled) {
+      // The worker address of the LLM router in the API's remote config (0.8.0 stack only).
+      if (cfg.addons.llm.enabled && !c.old) {
         api["remoteConfig"] = {
           configData: { nvcf: { "llm-request-router": { "worker-address": llmRouterAddress(cfg) } } },
         };
       }
+      api["accountBootstrap"] = {
+        image: { ...c.image("alpine-k8s"), tag: "1.36.1", pullPolicy: "IfNotPresent" },
+        registryCredentials: cfg.accounts.registryCredentials.map((rc, i) => ({
+          registryHostname: rc.registryHostname,
+          secret: { name: rc.secretName, value: s.functionAuth[i] },
+          artifactTypes: rc.artifactTypes,
+          tags: [],
+          description: rc.description,
+        })),
+        limits: { ...cfg.accounts.limits },
+      };
+      api["env"] = env;
       return { api };
     },
     "nvct-api": (cfg) => {
       const c = common(cfg);
       const w = cfg.workerEndpoints;
-      const env: Values = {
-        NVCT_SIDECARS_HOSTNAME: c.reg,
-        NVCT_SIDECARS_REPOSITORY: c.repo,
-        ...c.tracingEnv("nvct-api"),
-      };
+      const env: Values = { NVCT_SIDECARS_HOSTNAME: c.reg, NVCT_SIDECARS_REPOSITORY: c.repo };
       if (w.nvctServiceURL) env["NVCT_FQDN"] = w.nvctServiceURL;
       if (w.nvctGrpcServiceURL) env["NVCT_GLOBAL_FQDN_GRPC"] = w.nvctGrpcServiceURL;
       if (w.essServiceURL) {
+        // nvct-api binds `nvct.ess.base-url`; ON PURPOSE no NVCT_ESS_WORKER_BASE_URL (nothing reads it).
         env["NVCT_ESS_BASE_URL"] = w.essServiceURL;
-        env["NVCT_ESS_WORKER_BASE_URL"] = w.essServiceURL;
       }
+      // The stack writes this switch unquoted (a boolean) for nvct-api; the chart quotes every env value.
+      Object.assign(env, c.springTracing(false));
       return {
-        nvctApi: {
-          fullnameOverride: "nvct-api",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvct-service-oss") },
-          env,
-        },
+        nvctApi: { fullnameOverride: "nvct-api", ...c.ips, image: c.image("nvct-service-oss"), env },
       };
     },
     "invocation-service": (cfg) => {
       const c = common(cfg);
-      const env: Values = cfg.observability.tracing.enabled
-        ? c.tracingEnv("invocation-service")
-        : { SERVER__ENVFILTER_DIRECTIVE: "info" };
+      // The Rust server's log filter; without the `otel=off` directives the OTLP exporter stays on.
+      const env: Values = c.tr.enabled
+        ? {
+            SERVER__TRACING__ENDPOINT_IP: `${c.tr.collectorProtocol}://${c.tr.collectorEndpoint}`,
+            SERVER__TRACING__ENDPOINT_PORT: c.tr.collectorPort,
+          }
+        : { SERVER__ENVFILTER_DIRECTIVE: "otel::tracing=off,otel=off,server=trace,info" };
       if (cfg.rateLimiter.enabled) {
         env["RATE_LIMIT_ENABLED"] = "true";
-        env["RATE_LIMIT_ADDRESS"] = "http://ratelimiter.nvcf.svc.cluster.local:7777";
+        env["RATE_LIMIT_ADDRESS"] = RATE_LIMITER_URL;
       }
       if (cfg.workerEndpoints.invocationServiceURL)
         env["WORKER_STREAM_PROPERTIES__SELF_ADDRESS"] = cfg.workerEndpoints.invocationServiceURL;
       return {
         invocation: {
           fullnameOverride: "invocation-service",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-invocation-service") },
+          ...c.ips,
+          image: c.image("nvcf-invocation-service"),
           ...c.placement("controlplane"),
           env,
-          podDisruptionBudget: PDB,
         },
       };
     },
     "grpc-proxy": (cfg) => {
       const c = common(cfg);
-      const env: Values = {
-        ...c.tracingEnv("grpc-proxy"),
-        NATS_FQDN: "nats://nats.nats-system.svc.cluster.local:4222",
-      };
+      // The proxy reads any non-empty OTLP endpoint as "tracing on". ON PURPOSE: no `TRACING: none` (NVIDIA's
+      // stack adds it only to keep its env list non-empty; the proxy reads no such variable).
+      const env: Values = c.tr.enabled ? { OTEL_EXPORTER_OTLP_ENDPOINT: c.otlp } : {};
       const grpc = cfg.grpcproxy.nvcfGrpcServiceURL || cfg.workerEndpoints.nvcfGrpcServiceURL;
       if (grpc) env["NVCF_FQDN_GRPC"] = grpc;
+      // Unset: the chart's in-cluster NATS address stays.
+      if (cfg.workerEndpoints.nvcfNatsServiceURL) env["NATS_FQDN"] = cfg.workerEndpoints.nvcfNatsServiceURL;
       if (cfg.rateLimiter.enabled) {
         env["RATE_LIMIT_ENABLED"] = "true";
-        env["RATE_LIMIT_ADDRESS"] = "http://ratelimiter.nvcf.svc.cluster.local:7777";
+        env["RATE_LIMIT_ADDR"] = RATE_LIMITER_URL; // the proxy's config field is RATE_LIMIT_ADDR
       }
+      const connect = cfg.grpcproxy.workerConnectBaseURL || cfg.workerEndpoints.grpcProxyWorkerConnectURL;
       return {
         grpcproxy: {
           fullnameOverride: "grpc-proxy",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-grpc-proxy") },
-          ...c.placement("controlplane"),
-          workerConnectBaseURL:
-            cfg.grpcproxy.workerConnectBaseURL || cfg.workerEndpoints.grpcProxyWorkerConnectURL,
-          env,
-          podDisruptionBudget: PDB,
+          ...c.ips,
+          image: c.image("nvcf-grpc-proxy"),
+          // ON PURPOSE: the chart reads placement under `deployment.*` (its default deploymentType); NVIDIA's
+          // stack writes top-level nodeSelector/tolerations, which the chart never reads.
+          ...(Object.keys(c.placement("controlplane")).length
+            ? { deployment: c.placement("controlplane") }
+            : {}),
+          ...(connect ? { workerConnectBaseURL: connect } : {}),
+          ...(Object.keys(env).length ? { env } : {}),
+          ...c.pdb(PDB_UNAVAILABLE_1),
         },
       };
     },
     ratelimiter: (cfg) => {
       const c = common(cfg);
-      const v: Values = {
-        imagePullSecrets: c.ips,
-        image: { registry: c.reg, repository: c.repo },
-        replicaCount: cfg.rateLimiter.replicaCount,
-        env: c.tracingEnv("ratelimiter"),
-        podDisruptionBudget: PDB,
-      };
+      // The chart appends its own image name to `image.repository`.
+      const v: Values = { ...c.ips, image: { registry: c.reg, repository: c.repo } };
       const ns = c.nodeSelector("controlplane");
-      if (ns && cfg.placement.nodeSelectors.controlplane) v["nodeSelector"] = ns;
+      if (ns) {
+        v["nodeSelector"] = ns;
+        // ON PURPOSE: NVIDIA pins the rate limiter to the control-plane pool without its tolerations, so on a
+        // tainted pool it stays Pending; the program adds the pool's tolerations (the chart reads them).
+        const tl = c.tolerations("controlplane");
+        if (tl) v["tolerations"] = tl;
+      }
+      v["replicaCount"] = cfg.rateLimiter.replicaCount;
+      if (c.tr.enabled) v["env"] = { OTEL_EXPORTER_OTLP_ENDPOINT: c.otlp };
       return { rateLimiter: v };
     },
     "ess-api": (cfg) => {
@@ -428,11 +647,12 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         ess: {
           fullnameOverride: "ess-api",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-ess") },
-          ...c.placement("controlplane"),
-          env: c.tracingEnv("ess-api"),
-          podDisruptionBudget: PDB,
+          ...c.ips,
+          // The image is `ess-api` up to 0.7.0 (docs/v0.6.1/manifest.md, stack v0.7.0), `nvcf-ess` in 0.8.0.
+          image: c.image(c.old ? "ess-api" : "nvcf-ess"),
+          // ON PURPOSE: the chart reads `nodeSelector` but no tolerations; only the selector is passed.
+          ...(c.nodeSelector("controlplane") ? { nodeSelector: c.nodeSelector("controlplane") } : {}),
+          env: c.springTracing(),
         },
       };
     },
@@ -441,26 +661,39 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         notary: {
           fullnameOverride: "notary-service",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("notary-service") },
+          ...c.ips,
+          image: c.image("notary-service"),
           ...c.placement("controlplane"),
-          env: c.tracingEnv("notary-service"),
+          env: c.springTracing(),
         },
       };
     },
     sis: (cfg) => {
       const c = common(cfg);
+      const metrics = String(cfg.observability.metrics.enabled);
+      const tracing = c.springTracing();
       return {
         sis: {
           fullnameOverride: "spot-instance-service",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("icms-service-oss") },
+          ...c.ips,
+          image: c.image("icms-service-oss"),
           ...c.placement("controlplane"),
           lls: {
             enabled: cfg.addons.lls.enabled,
-            hmacRotation: { image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations") } },
+            // The tag only with LLS on: the chart needs one for the rotation CronJob (README "on purpose").
+            hmacRotation: {
+              image: {
+                ...c.image("nvcf-openbao-migrations"),
+                ...(cfg.addons.lls.enabled ? { tag: cfg.addons.lls.hmacRotation.image.tag } : {}),
+              },
+            },
           },
-          env: { METRICS_ENABLED: String(cfg.observability.metrics.enabled), ...c.tracingEnv("sis") },
+          env: {
+            MANAGEMENT_TRACING_ENABLED: tracing["MANAGEMENT_TRACING_ENABLED"],
+            MANAGEMENT_PROMETHEUS_METRICS_EXPORT_ENABLED: metrics,
+            MANAGEMENT_METRICS_ENABLE_ALL: metrics,
+            ...tracing,
+          },
         },
       };
     },
@@ -469,8 +702,8 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         adminIssuerProxy: {
           fullnameOverride: "admin-token-issuer-proxy",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("admin-token-issuer-proxy") },
+          ...c.ips,
+          image: c.image("admin-token-issuer-proxy"),
           ...c.placement("controlplane"),
           gateway: {
             enabled: true,
@@ -479,7 +712,6 @@ function builders<S>(): Record<string, Builder<S>> {
             hostname: `api-keys.${D(cfg)}`,
             path: "/v1/admin/keys",
           },
-          podDisruptionBudget: PDB,
         },
       };
     },
@@ -488,11 +720,11 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         reval: {
           fullnameOverride: "reval",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("reval-server") },
+          ...c.ips,
+          image: c.image("reval-server"),
           securityContext: { runAsNonRoot: true, runAsUser: 65532 },
           ...c.placement("controlplane"),
-          podDisruptionBudget: PDB,
+          ...c.pdb(PDB_UNAVAILABLE_1),
         },
       };
     },
@@ -500,93 +732,117 @@ function builders<S>(): Record<string, Builder<S>> {
       const c = common(cfg);
       const pki = cfg.addons.llm.pki;
       const v: Values = {
-        enabled: true,
         fullnameOverride: "llm-request-router",
         replicaCount: 3,
-        service: { grpcPort: 50071 },
-        imagePullSecrets: c.ips,
-        image: { registry: c.reg, repository: c.img("stargate") },
+        ...(c.old ? {} : { service: { grpcPort: LLM_ROUTER_GRPC_PORT } }),
+        ...c.ips,
+        image: c.image("stargate"),
         ...c.placement("controlplane"),
-        podDisruptionBudget: PDB,
+        metrics: { enabled: true, serviceMonitor: { enabled: true } },
+        observability: { tracing: { enabled: c.tr.enabled, ...(c.tr.enabled ? { endpoint: c.otlp } : {}) } },
       };
       if (pki.enabled) {
-        // TLS for the router (spec §1.8 "PKI block (certificate/tls/pki)", §1.9).
-        if (pki.mode === "certManager") {
+        // QUIC TLS of the router: where the chart mounts the certificate.
+        const files = {
+          mountPath: "/etc/stargate/tls",
+          certPath: "/etc/stargate/tls/tls.crt",
+          keyPath: "/etc/stargate/tls/tls.key",
+        };
+        if (pki.mode === "existingSecret" && !c.old) {
+          v["certificate"] = { enabled: false };
+          // ON PURPOSE: no `tls.mode` (NVIDIA passes `existingSecret`): chart 1.7.2 does not read it; with the
+          // Certificate off it mounts the named Secret.
+          v["tls"] = { secretName: pki.secretName, ...files, quicInsecure: false };
+        } else {
           v["certificate"] = {
             enabled: true,
             secretName: pki.secretName,
-            dnsNames: pki.dnsNames,
             issuerRef: { kind: pki.issuerKind, name: pki.issuerName },
+            dnsNames: pki.dnsNames,
           };
-        }
-        v["tls"] = { enabled: true, secretName: pki.secretName };
-        if (llmManagesIssuer(cfg)) {
-          v["pki"] = {
-            enabled: true,
-            issuerName: pki.issuerName,
-            allowedDomains: pki.allowedDomains,
-            image: {
-              registry: c.reg,
-              repository: c.img("nvcf-openbao-migrations"),
-              tag: pki.imageTag || cfg.openbao.migrationsImageTag,
-            },
-          };
+          v["tls"] = { secretName: pki.secretName, ...files, quicInsecure: false };
+          // 0.7.0: the router's own hook always provisions the OpenBao hierarchy; 0.8.0: only for a managed issuer.
+          if (c.old || llmManagesIssuer(cfg)) {
+            v["pki"] = {
+              enabled: true,
+              namespace: "vault-system",
+              allowedDomains: pki.allowedDomains,
+              image: {
+                ...c.image("nvcf-openbao-migrations"),
+                tag: pki.imageTag || cfg.openbao.migrationsImageTag,
+                pullPolicy: "IfNotPresent",
+              },
+              ...c.ips,
+            };
+          }
         }
       }
+      Object.assign(v, c.pdb(PDB_UNAVAILABLE_1));
       return { llmRequestRouter: v };
     },
     "llm-api-gateway": (cfg) => {
       const c = common(cfg);
       return {
         llmApiGateway: {
-          enabled: true,
           fullnameOverride: "llm-api-gateway",
           replicaCount: 3,
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("llm-api-gateway") },
+          ...c.ips,
+          image: c.image("llm-api-gateway"),
           ...c.placement("controlplane"),
-          podDisruptionBudget: PDB,
+          metrics: { enabled: true, serviceMonitor: { enabled: true } },
+          observability: {
+            tracing: { enabled: c.tr.enabled, ...(c.tr.enabled ? { endpoint: c.otlp } : {}) },
+          },
+          ...c.pdb(PDB_UNAVAILABLE_1),
         },
       };
     },
     "vanity-gateway": (cfg) => {
       const c = common(cfg);
       const vg = cfg.addons.vanityGateway;
-      return {
-        vanityGateway: {
-          fullnameOverride: "vanity-gateway",
-          replicaCount: vg.replicaCount,
-          imagePullSecrets: c.ips,
-          image: {
-            registry: c.reg,
-            repository: c.img("nvcf-ai-api-gateway-service"),
-            pullPolicy: "IfNotPresent",
-          },
-          config: {
-            mappingPath: "/etc/vanity-gateway/config/config.yaml",
-            nvcfApiEndpoint: "http://invocation.nvcf.svc.cluster.local:8080",
-            shadowMaxConcurrent: 256,
-          },
-          mappingConfig: vg.mappingConfig,
-          serviceMonitor: { enabled: false, interval: "60s", labels: {} },
-          ...c.placement("controlplane"),
+      const v: Values = {
+        fullnameOverride: "vanity-gateway",
+        replicaCount: vg.replicaCount,
+        ...c.ips,
+        image: { ...c.image("nvcf-ai-api-gateway-service"), pullPolicy: "IfNotPresent" },
+        config: {
+          mappingPath: "/etc/vanity-gateway/config/config.yaml",
+          nvcfApiEndpoint: "http://invocation.nvcf.svc.cluster.local:8080",
+          otelExporterOtlpEndpoint: c.tr.enabled ? c.otlp : "",
+          // No OpenBao agent in this chart: no secrets file unless something else mounts one.
+          secretsPath: "",
+          privateModelNameRegexPattern: "",
+          awsRegion: "",
+          shadowMaxConcurrent: 256,
         },
+        mappingConfig: vg.mappingConfig,
+        serviceMonitor: { enabled: false, interval: "60s", labels: {} },
       };
+      const ns = c.nodeSelector("controlplane");
+      if (ns) {
+        v["nodeSelector"] = ns;
+        // ON PURPOSE: as for the rate limiter, the pool's tolerations come with its node selector.
+        const tl = c.tolerations("controlplane");
+        if (tl) v["tolerations"] = tl;
+      }
+      return { vanityGateway: v };
     },
     "nvcf-ui": (cfg) => {
       const c = common(cfg);
       return {
         nvcfUi: {
-          imagePullSecrets: c.ips,
-          image: { repository: `${c.reg}/${c.img("nvcf-ui")}` },
+          fullnameOverride: "nvcf-ui",
+          image: { repository: `${c.reg}/${c.repo}/nvcf-ui` },
+          ...c.ips,
           config: {
-            apiUrl: "http://api.nvcf.svc.cluster.local:8080",
-            nvctApiUrl: "http://nvct-api.nvcf.svc.cluster.local:8080",
-            sisUrl: "http://api.sis.svc.cluster.local:8080",
+            nvcfUrl: "api.nvcf.svc.cluster.local:8080",
+            nvctUrl: "nvct-api.nvcf.svc.cluster.local:8080",
+            sisUrl: "api.sis.svc.cluster.local:8080",
           },
-          openbaoMigrations: {
-            image: { registry: c.reg, repository: c.img("nvcf-openbao-migrations"), tag: "0.16.2" },
-          },
+          // 0.16.2 is the oldest migrations image the UI's OpenBao job works with.
+          openbaoMigrations: { image: { ...c.image("nvcf-openbao-migrations"), tag: "0.16.2" } },
+          controlPlane: { components: uiHealthComponents(cfg) },
+          ...c.placement("controlplane"),
         },
       };
     },
@@ -602,26 +858,46 @@ function builders<S>(): Record<string, Builder<S>> {
           namespace: g.nats.namespace,
           listenerName: g.nats.listenerName,
         };
-      const hosts = httpRouteHostnames(cfg);
+      const ann = { routeAnnotations: {} };
+      const grpc = (r: { enabled: boolean; hostnames: string[] }, defaultHost: string) => ({
+        enabled: r.enabled,
+        hostnames: r.hostnames.length ? r.hostnames : [defaultHost],
+      });
+      const vanityHosts = cfg.addons.vanityGateway.hostnames.length
+        ? [...cfg.addons.vanityGateway.hostnames]
+        : [`vanity.${D(cfg)}`];
       return {
         nvcfGatewayRoutes: {
           domain: D(cfg),
           gateways,
           routes: {
-            nvcfApi: { grpc: grpcRoute(g.routes.nvcfApiGrpc, `api-grpc.${D(cfg)}`) },
-            nvctApi: { grpc: grpcRoute(g.routes.nvctApiGrpc, `tasks-grpc.${D(cfg)}`) },
-            llmInvocation: { enabled: cfg.addons.llm.enabled },
+            nvcfApi: { ...ann, grpc: grpc(g.routes.nvcfApiGrpc, `api-grpc.${D(cfg)}`) },
+            nvctApi: { ...ann, grpc: grpc(g.routes.nvctApiGrpc, `tasks-grpc.${D(cfg)}`) },
+            apiKeys: { ...ann },
+            invocation: { ...ann },
+            llmInvocation: {
+              enabled: cfg.addons.llm.enabled,
+              backend: { name: "llm-api-gateway", namespace: "nvcf", port: 8080 },
+              ...ann,
+            },
             vanityGateway: {
               enabled: cfg.addons.vanityGateway.enabled,
-              hostnames: hosts["vanity-gateway"] ?? [],
+              hostnames: vanityHosts,
+              backend: { name: "vanity-gateway", namespace: "nvcf", port: 8080 },
+              ...ann,
             },
-            nvcfUi: { enabled: cfg.addons.nvcfUi.enabled },
+            // nvcf-gateway-routes 1.14.0 (bundle 0.6.1, which ships no nvcf-ui) has no nvcfUi route.
+            ...(cfg.bundleVersion === "0.6.1"
+              ? {}
+              : { nvcfUi: { enabled: cfg.addons.nvcfUi.enabled, ...ann } }),
+            grpc: { ...ann },
             grpcWorker: {
               enabled: g.routes.grpcWorker.enabled,
               listenerName: g.routes.grpcWorker.listenerName,
+              ...ann,
             },
-            nats: { enabled: g.routes.nats },
-            ess: { enabled: g.routes.ess },
+            nats: { enabled: g.routes.nats, ...ann },
+            ess: { enabled: g.routes.ess, ...ann },
           },
           podMonitors: { enabled: cfg.observability.metrics.enabled },
         },
@@ -632,8 +908,8 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         stateMetrics: {
           enabled: false,
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-state-metrics-service") },
+          ...c.ips,
+          image: c.image("nvcf-state-metrics-service"),
           ...c.placement("controlplane"),
           serviceMonitor: { enabled: false },
         },
@@ -642,46 +918,74 @@ function builders<S>(): Record<string, Builder<S>> {
     "function-autoscaler": (cfg) => {
       const c = common(cfg);
       const mb = cfg.observability.metricsBackend;
-      const promql =
-        mb.mode === "install"
-          ? `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428`
-          : mb.promqlEndpoint;
+      const env: Values = {
+        CONFIG: "/etc/server/config/settings-local.yaml",
+        SECRETS_PATH: "/vault/secrets/secrets.json",
+        REGION: "local",
+        CASSANDRA__CONTACT_POINTS: "cassandra.cassandra-system.svc.cluster.local",
+        CASSANDRA__IS_DEVELOPMENT: "false",
+        // `<section>__<field>`: the autoscaler's settings fields are `nvcf_api_grpc_address`, `timeseries_db_url`.
+        NVCF_API__NVCF_API_GRPC_ADDRESS: "http://api.nvcf.svc.cluster.local:9090",
+        NVCF_API__DISABLE_AUTH: "false",
+        NVCF_API__DRY_RUN: "false",
+        TIMESERIES_DB__TIMESERIES_DB_URL: mb.mode === "install" ? vmsingle(cfg) : mb.promqlEndpoint,
+        TIMESERIES_DB__AUTH_MODE: mb.auth.mode,
+        TIMESERIES_DB__IGNORE_ENV: "true",
+      };
+      if (mb.auth.authnEndpoint) env["TIMESERIES_DB__AUTHN_URL"] = mb.auth.authnEndpoint;
+      if (mb.auth.certPath) env["TIMESERIES_DB__CLIENT_CERTIFICATE_PATH"] = mb.auth.certPath;
+      if (mb.auth.keyPath) env["TIMESERIES_DB__CLIENT_PRIVATE_KEY_PATH"] = mb.auth.keyPath;
       return {
         functionautoscaler: {
           namespace: "nvcf",
           fullnameOverride: "function-autoscaler",
-          imagePullSecrets: c.ips,
-          image: { registry: c.reg, repository: c.img("nvcf-function-autoscaler") },
-          env: {
-            SECRETS_PATH: "/vault/secrets/secrets.json",
-            REGION: "local",
-            CASSANDRA__CONTACT_POINTS: "cassandra.cassandra-system.svc.cluster.local",
-            CASSANDRA__IS_DEVELOPMENT: "false",
-            NVCF_API__GRPC_ADDRESS: "http://api.nvcf.svc.cluster.local:9090",
-            NVCF_API__DISABLE_AUTH: "false",
-            NVCF_API__DRY_RUN: "false",
-            TIMESERIES_DB__URL: promql,
-            TIMESERIES_DB__IGNORE_ENV: "true",
-          },
+          ...c.ips,
+          image: c.image("nvcf-function-autoscaler"),
+          env,
           ...c.placement("controlplane"),
-          podDisruptionBudget: PDB,
         },
       };
     },
   };
 }
 
-/** The LLM request router address workers dial (spec §1.9): config value or the in-cluster default. */
+/** The rate limiter's gRPC address inside the cluster. */
+const RATE_LIMITER_URL = "http://ratelimiter.nvcf.svc.cluster.local:7777";
+
+/** The LLM request router's gRPC port (`addons.llm.requestRouter.service.grpcPort` default). */
+const LLM_ROUTER_GRPC_PORT = 50071;
+
+/** NGC registry endpoints the 0.7.0 stack passes to nvcf-api (`global.yaml.gotmpl` at the v0.7.0 tag). */
+const NGC_REGISTRY_ENV: Values = {
+  NVCF_REGISTRIES_NGC_CONTAINER_REGISTRY_URL: "https://nvcr.io",
+  NVCF_REGISTRIES_NGC_BASE_URL: "https://api.ngc.nvidia.com",
+  NVCF_REGISTRIES_NGC_OAUTH2_BASE_URL: "https://authn.nvidia.com",
+  NVCF_REGISTRIES_NGC_OAUTH2_GROUP_SCOPE: "ngc",
+  NVCF_REGISTRIES_RECOGNIZED_CONTAINER_NGC_HOSTNAME: "nvcr.io",
+  NVCF_REGISTRIES_RECOGNIZED_HELM_NGC_HOSTNAME: "helm.ngc.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_HELM_NGC_OAUTH2_BASE_URL: "https://authn.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_HELM_NGC_OAUTH2_GROUP_SCOPE: "ngc",
+  NVCF_REGISTRIES_RECOGNIZED_MODEL_NGC_HOSTNAME: "api.ngc.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_MODEL_NGC_OAUTH2_BASE_URL: "https://authn.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_MODEL_NGC_OAUTH2_GROUP_SCOPE: "ngc",
+  NVCF_REGISTRIES_RECOGNIZED_RESOURCE_NGC_HOSTNAME: "api.ngc.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_RESOURCE_NGC_OAUTH2_BASE_URL: "https://authn.nvidia.com",
+  NVCF_REGISTRIES_RECOGNIZED_RESOURCE_NGC_OAUTH2_GROUP_SCOPE: "ngc",
+};
+
+/** The LLM request router address workers dial: config value or the in-cluster default (`<name>.nvcf:50071`). */
 export function llmRouterAddress(cfg: ControlPlaneConfig): string {
-  return cfg.addons.llm.requestRouterAddress || "llm-request-router.nvcf.svc.cluster.local:50071";
+  return (
+    cfg.addons.llm.requestRouterAddress || `llm-request-router.nvcf.svc.cluster.local:${LLM_ROUTER_GRPC_PORT}`
+  );
 }
 
 /** Release names that have a values builder (every control-plane release of the catalog). */
 export const CONTROL_VALUES_RELEASES: readonly string[] = Object.keys(builders<string>());
 
 /**
- * The values a control-plane release is installed with: the `global.yaml.gotmpl` layer with the secrets
- * placed, then `nvcf:releaseValues.<release>` deep-merged on top (spec §1.7 precedence).
+ * The values a control-plane release is installed with: NVIDIA's stack layer with the secrets placed, then
+ * `nvcf:releaseValues.<release>` deep-merged on top (Helm's precedence: later files win).
  * Input: release name, validated config, encoded secrets. Output: a values object (may hold `S` leaves).
  * Throws on an unknown release name.
  */

@@ -1,19 +1,19 @@
 /**
- * Credential encodings (pure). Facts: seed 000 "Image Pull Secrets", spec §1.10 and §4 rows 1-3.
+ * Credential encodings (pure). Facts: NVIDIA skill `ai-tooling/user/skills/nvcf-self-managed-installation/SKILL.md` "Image Pull Secrets", docs/upstream-facts.md §1.10 and §4 rows 1-3.
  */
 
 /** The NGC registry user: a literal, not a shell variable. */
 export const NGC_USER = "$oauthtoken";
 
-/** The Cassandra chart's built-in service-role password that must never stay in use (spec §4 row 1). */
+/** The Cassandra chart's built-in service-role password that must never stay in use (docs/upstream-facts.md §4 row 1). */
 export const CASSANDRA_DEFAULT_PASSWORD = "ch@ng3m3";
 
-/** The placeholder shipped by the secrets template (spec §1.10). */
+/** The placeholder shipped by the secrets template (docs/upstream-facts.md §1.10). */
 export const CREDENTIAL_PLACEHOLDER = "REPLACE_WITH_BASE64_DOCKER_CREDENTIAL";
 
 /**
  * The raw docker `auth` string that nvcf-api and the sidecars consume: base64("user:key"), no newline.
- * Input: registry user and key (plain strings). Output: base64 text. Not a dockerconfigjson (spec §4 row 2).
+ * Input: registry user and key (plain strings). Output: base64 text. Not a dockerconfigjson (docs/upstream-facts.md §4 row 2).
  */
 export function dockerAuth(username: string, key: string): string {
   return Buffer.from(`${username}:${key}`, "utf8").toString("base64");

@@ -1,7 +1,7 @@
 /**
  * Deep merge for Helm values layers (pure). Maps merge key by key, lists and scalars replace, later layers
  * win; anything that is not a plain object (arrays, Pulumi Outputs, null) is taken as a whole.
- * This is Helm's own rule for `-f a.yaml -f b.yaml` (spec §1.7, §4 row 22).
+ * This is Helm's own rule for `-f a.yaml -f b.yaml` (docs/upstream-facts.md §1.7, §4 row 22).
  */
 export type Values = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /**
  * nvcf-cli registration: the CLI config it is given and the parsing of what it prints (pure).
- * Facts: spec §3.1 (config keys), §3.3 (`cluster register` output), §2.7 (the values block), §2.2
+ * Facts: docs/upstream-facts.md §3.1 (config keys), §3.3 (`cluster register` output), §2.7 (the values block), §2.2
  * (the Makefile keeps the text from the first `clusterID:` line).
  */
 import * as yaml from "js-yaml";
@@ -9,7 +9,7 @@ import type { ClusterRegistration } from "../contract/controlPlane";
 /** The marker line `cluster register` prints before the Helm values block. */
 export const HELM_VALUES_MARKER = "--- Helm values for nvca-operator ---";
 
-/** Endpoints the CLI talks to: the gateway address plus host-header overrides (spec §3.1 registration config). */
+/** Endpoints the CLI talks to: the gateway address plus host-header overrides (docs/upstream-facts.md §3.1 registration config). */
 export interface CliEndpoints {
   /** `http://<gateway address>` */
   gatewayUrl: string;
@@ -38,7 +38,7 @@ export function cliConfigYaml(e: CliEndpoints): string {
 /**
  * Parses the stdout of `nvcf-cli cluster register` into a typed registration. Summary lines, the marker
  * and the hint line before the values block are skipped (the block starts at the first `clusterID:` line).
- * Throws when there is no block or `clusterID`/`clusterGroupID` is empty (spec §4 row 15).
+ * Throws when there is no block or `clusterID`/`clusterGroupID` is empty (docs/upstream-facts.md §4 row 15).
  */
 export function parseRegistration(stdout: string): ClusterRegistration {
   const lines = stdout.split(/\r?\n/);

@@ -1,9 +1,9 @@
 /**
- * Gateway route hostnames and listeners (pure). Facts: spec §1.12.
+ * Gateway route hostnames and listeners (pure). Facts: docs/upstream-facts.md §1.12.
  */
 import type { ControlPlaneConfig } from "../config/schema";
 
-/** Listeners the routes attach to, with protocol and port (spec §1.12 listener table). */
+/** Listeners the routes attach to, with protocol and port (docs/upstream-facts.md §1.12 listener table). */
 export const GATEWAY_LISTENERS = [
   { name: "http", protocol: "HTTP", port: 80 },
   { name: "tcp", protocol: "TCP", port: 10081 },
@@ -11,7 +11,7 @@ export const GATEWAY_LISTENERS = [
   { name: "worker-tcp", protocol: "TCP", port: 10086 },
 ] as const;
 
-/** The public hostname of each service the compute planes and nvcf-cli use (spec §1.12, §3.1). */
+/** The public hostname of each service the compute planes and nvcf-cli use (docs/upstream-facts.md §1.12, §3.1). */
 export function serviceHosts(domain: string) {
   return {
     api: `api.${domain}`,
@@ -26,7 +26,7 @@ export function serviceHosts(domain: string) {
 
 /**
  * Hostnames of every HTTPRoute the gateway-routes chart renders for this config, by route name.
- * All use PathPrefix `/`, so two enabled routes may not share a hostname (spec §1.9, §4 row 8).
+ * All use PathPrefix `/`, so two enabled routes may not share a hostname (docs/upstream-facts.md §1.9, §4 row 8).
  */
 export function httpRouteHostnames(cfg: ControlPlaneConfig): Record<string, string[]> {
   const d = cfg.domain;
@@ -35,7 +35,7 @@ export function httpRouteHostnames(cfg: ControlPlaneConfig): Record<string, stri
     "nvct-api": [`tasks.${d}`],
     "api-keys": [`api-keys.${d}`],
     "invocation-service": [`*.invocation.${d}`, `invocation.${d}`],
-    // Chart default: rendered even with the LLM addon off (spec §1.12).
+    // Chart default: rendered even with the LLM addon off (docs/upstream-facts.md §1.12).
     "llm-api-gateway": [`llm.${d}`],
     reval: [`reval.${d}`],
     sis: [`sis.${d}`],

@@ -3,9 +3,10 @@
  * (scripts/cluster.sh up), with the stand-in charts and the stand-in nvcf-cli. Runs in a copy of the
  * project (so config edits never touch the checkout) with a fresh local state backend.
  *
- * Order: up dev → no-change preview → add-on adds only its release → up both GPU clusters → operator
- * identity and node tuner checked on the clusters → no-change previews → a region change re-registers
- * only that cluster → wrong-order destroy refused → ordered destroy leaves nothing behind.
+ * Order: up dev → no-change preview → add-on adds only its release → up both GPU clusters (dev-gpu-b with
+ * every add-on: KAI, Grove, Dynamo, topology) → operator identity, add-on releases and node tuner checked on
+ * the clusters → no-change previews → a region change re-registers only that cluster → wrong-order destroy
+ * refused → ordered destroy leaves nothing behind.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -15,7 +16,8 @@ import * as yaml from "js-yaml";
 import { enabledReleases } from "../../catalog/releases";
 import { releaseNamespace } from "../../components/controlPlane";
 import { validateConfig } from "../../config/load";
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
+import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -98,7 +100,7 @@ function expectWorkloadsReady(context: string, namespaces: string[]) {
   }
 }
 
-/** The cluster identity the operator chart rendered (ConfigMap nvcfbackend-self-managed, spec §2.8). */
+/** The cluster identity the operator chart rendered (ConfigMap nvcfbackend-self-managed, docs/upstream-facts.md §2.8). */
 function clusterDto(context: string): Record<string, unknown> {
   const text = kubectl(
     context,
@@ -119,6 +121,20 @@ function controlNamespaces(cfg: ControlPlaneConfig): string[] {
     releaseNamespace(r, cfg),
   );
   return [...new Set(names)].filter((n) => n !== cfg.gateway.controllerNamespace).sort();
+}
+
+/** The compute-plane releases a GPU stack of the working copy enables, from its own config. */
+function computeReleases(stack: string): ReturnType<typeof enabledReleases> {
+  const doc = yaml.load(fs.readFileSync(path.join(work, `Pulumi.${stack}.yaml`), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  const raw: Record<string, string> = {};
+  for (const [k, v] of Object.entries(doc.config)) {
+    if (typeof v === "object" && v !== null && "secure" in v) continue;
+    raw[k.replace(/^nvcf:/, "")] = typeof v === "string" ? v : JSON.stringify(v);
+  }
+  const cfg = validateConfig(raw, new Set(), stack) as ComputePlaneConfig;
+  return enabledReleases("compute", cfg.bundleVersion, computeFlags(cfg));
 }
 
 function devConfig(): ControlPlaneConfig {
@@ -206,10 +222,17 @@ describe("control plane", () => {
     );
     const env = job.spec.template.spec.containers[0].env as { name: string; value: string }[];
     const fromOpenbao = env.find((e) => e.name === "DEFAULT_CASSANDRA_PASSWORD")?.value;
-    const secrets = JSON.parse(kubectl("dev", "get", "secrets", "-n", "cassandra-system", "-o", "json"))
-      .items as { data?: Record<string, string> }[];
-    const role = secrets.find((x) => x.data?.["SERVICE_ROLE_PASSWORD"]);
-    const fromCassandra = Buffer.from(role!.data!["SERVICE_ROLE_PASSWORD"], "base64").toString();
+    // The real helm-nvcf-cassandra chart keeps the service-role password in no Secret: its post-install
+    // migrations hook Job `cassandra-migrations` (container nvcf-cassandra-migrations) gets it as the plain
+    // env SERVICE_ROLE_PASSWORD (deploy/helm/cassandra/helm/templates/hook-post-02-migrations.yaml, at
+    // 0.7.0 and HEAD); its delete policy (before-hook-creation) keeps the Job after it succeeded.
+    const migrations = JSON.parse(
+      kubectl("dev", "get", "job", "cassandra-migrations", "-n", "cassandra-system", "-o", "json"),
+    );
+    const cassandraEnv = (
+      migrations.spec.template.spec.containers as { env?: { name: string; value?: string }[] }[]
+    ).flatMap((c) => c.env ?? []);
+    const fromCassandra = cassandraEnv.find((e) => e.name === "SERVICE_ROLE_PASSWORD")?.value;
     expect(fromOpenbao).toBeTruthy();
     expect(fromCassandra).toBe(fromOpenbao);
     expect(fromCassandra).not.toBe("ch@ng3m3");
@@ -255,18 +278,41 @@ describe("compute planes", () => {
     ] as const) {
       pulumi(stack, "up", "--yes", "--skip-preview");
       const ctx = stack.replace("dev-", "");
-      expect(deployedReleases(ctx)).toEqual(["nvca-operator"]);
-      expectWorkloadsReady(ctx, ["nvca-operator"]);
+      const releases = computeReleases(stack);
+      expect(deployedReleases(ctx)).toEqual(releases.map((r) => r.name).sort());
+      const namespaces = [
+        ...new Set(releases.map((r) => ("fixed" in r.namespace ? r.namespace.fixed : ""))),
+      ].filter(Boolean);
+      expectWorkloadsReady(ctx, namespaces);
       const dto = clusterDto(ctx);
       expect(dto["clusterId"]).toBe(regs[cluster].clusterID);
       expect(dto["clusterGroupId"]).toBe(regs[cluster].clusterGroupID);
       expect(dto["region"]).toBe(cluster === "gpu-a" ? "us-west-1" : "us-east-1");
-      for (const ns of ["nvca-operator", "nvca-system", "nvcf-backend"]) {
-        expect(kubectl(ctx, "get", "secret", "nvcr-pull-secret", "-n", ns, "-o", "jsonpath={.type}")).toBe(
-          "kubernetes.io/dockerconfigjson",
-        );
+      // Every namespace that runs a workload of this stack gets the pull secret (add-on charts too).
+      for (const ns of new Set(["nvca-operator", "nvca-system", "nvcf-backend", ...namespaces])) {
+        expect([
+          ns,
+          kubectl(ctx, "get", "secret", "nvcr-pull-secret", "-n", ns, "-o", "jsonpath={.type}"),
+        ]).toEqual([ns, "kubernetes.io/dockerconfigjson"]);
       }
     }
+  });
+
+  test("dev-gpu-b is the all-add-ons GPU cluster: KAI, Grove, Dynamo and both topology releases are deployed", () => {
+    // Pulumi.dev-gpu-b.yaml turns on every compute add-on; each is its own Helm release (catalog/releases.ts).
+    expect(deployedReleases("gpu-b")).toEqual(
+      expect.arrayContaining([
+        "kai-scheduler",
+        "grove-operator",
+        "dynamo-operator",
+        "nvcf-kai-topology",
+        "nvcf-grove-topology",
+        "nvca-operator",
+      ]),
+    );
+    expect(deployedReleases("gpu-a")).toEqual(["nvca-operator"]);
+    const out = outputs("dev-gpu-b");
+    expect(out["operatorStatus"]).toBe("deployed");
   });
 
   test("the inotify tuner runs on every GPU node", () => {
@@ -362,8 +408,10 @@ describe("teardown", () => {
       expect(drained).toBeGreaterThanOrEqual(0);
       expect(operatorGone).toBeGreaterThan(drained);
       const ns = kubectl(ctx, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}");
-      for (const n of ["nvca-operator", "nvca-system", "nvcf-backend"])
+      const addonNs = computeReleases(stack).map((r) => ("fixed" in r.namespace ? r.namespace.fixed : ""));
+      for (const n of new Set(["nvca-operator", "nvca-system", "nvcf-backend", ...addonNs.filter(Boolean)]))
         expect(ns.split(" ")).not.toContain(n);
+      expect(deployedReleases(ctx)).toEqual([]);
       expect(kubectl(ctx, "get", "crd", "-o", "name")).not.toMatch(/nvcfbackends/);
       expect(kubectl(ctx, "get", "ds", "-n", "kube-system", "-o", "name")).not.toMatch(/node-inotify-tuner/);
     }

@@ -1,6 +1,6 @@
 /**
- * The release catalog against the spec: prerequisite edges (§1.4), chart versions per bundle (§5.2),
- * namespaces (§1.3a). Expected data is written here from the spec, independently of catalog/releases.ts.
+ * The release catalog against docs/upstream-facts.md: prerequisite edges (§1.4), chart versions per bundle (§5.2),
+ * namespaces (§1.3a). Expected data is written here from docs/upstream-facts.md, independently of catalog/releases.ts.
  */
 import {
   BUNDLE_VERSIONS,
@@ -13,12 +13,45 @@ import {
   releaseSpec,
 } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
+import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
-import { baseControl } from "./fixtures/configs";
+import { baseCompute, baseControl } from "./fixtures/configs";
 
-/** Spec §1.4 edges with everything enabled (observability installs, LLM PKI managed, nvcf-ui on). */
-const SPEC_EDGES: Record<string, string[]> = {
+/**
+ * Facts from NVIDIA/nvcf HEAD, written here independently of catalog/releases.ts:
+ * - charts whose pod templates carry `vault.hashicorp.com/agent-inject: "true"` (deploy/helm/<dir>/templates/
+ *   _helpers.tpl of admin-token-issuer-proxy, api-keys-colocated, cloud-functions, cloud-tasks,
+ *   encrypted-secret-store, function-autoscaler, grpc-proxy, http-invocation, icms, llm-api-gateway,
+ *   llm-request-router, notary, ratelimiter), plus nats-auth-callout-service (its vault agent reads the
+ *   credentials migrations/openbao 19_setup_nats-auth-callout.sh provisions) and nvcf-ui (the stack adds its
+ *   namespace to the injector's selector; its OpenBao migrations job writes to OpenBao);
+ * - services with a keyspace in migrations/cassandra/keyspaces (api_keys_api, sis_api, nvcf_api, nvct_api,
+ *   ess_api, nvcf_autoscaler), created by helm-nvcf-cassandra's post-install migrations hook.
+ * Charts without injection: helm-reval, vanity-gateway (base.yaml: "does not create Vault Agent injection"),
+ * nvcf-gateway-routes, state-metrics, and the dependencies and observability charts.
+ */
+const INJECTED = [
+  "admin-issuer-proxy",
+  "api-keys",
+  "api",
+  "nvct-api",
+  "ess-api",
+  "function-autoscaler",
+  "grpc-proxy",
+  "invocation-service",
+  "sis",
+  "llm-api-gateway",
+  "llm-request-router",
+  "notary-service",
+  "ratelimiter",
+  "nats-auth-callout-service",
+  "nvcf-ui",
+];
+const KEYSPACE_OWNERS = ["api-keys", "sis", "api", "nvct-api", "ess-api", "function-autoscaler"];
+
+/** NVIDIA's helmfile `needs` (self-managed 01/02/03 and observability 01), with everything enabled. */
+const HELMFILE_EDGES: Record<string, string[]> = {
   "prometheus-operator-crds": [],
   "opentelemetry-operator": ["prometheus-operator-crds"],
   "victoria-metrics": [],
@@ -50,6 +83,18 @@ const SPEC_EDGES: Record<string, string[]> = {
   "function-autoscaler": ["state-metrics"],
 };
 
+/** The expected edges: NVIDIA's, the injector and schema prerequisites, and the router's Certificate issuer. */
+const SPEC_EDGES: Record<string, string[]> = Object.fromEntries(
+  Object.entries(HELMFILE_EDGES).map(([r, needs]) => {
+    const all = new Set(needs);
+    if (INJECTED.includes(r)) all.add("openbao-server");
+    if (KEYSPACE_OWNERS.includes(r)) all.add("cassandra");
+    // The router's Certificate names ClusterIssuer nvcf-openbao-pki, which the nvcf-pki release creates.
+    if (r === "llm-request-router") all.add("nvcf-pki");
+    return [r, [...all]];
+  }),
+);
+
 const everything = (): ControlPlaneConfig =>
   validateConfig(
     baseControl({
@@ -58,7 +103,10 @@ const everything = (): ControlPlaneConfig =>
           enabled: true,
           pki: {
             enabled: true,
-            dnsNames: ["llm-request-router.nvcf.svc.cluster.local"],
+            dnsNames: [
+              "llm-request-router.nvcf.svc.cluster.local",
+              "*.llm-request-router-headless.nvcf.svc.cluster.local",
+            ],
             allowedDomains: "nvcf.svc.cluster.local",
             imageTag: "0.18.0",
           },
@@ -71,11 +119,11 @@ const everything = (): ControlPlaneConfig =>
     "dev",
   ) as ControlPlaneConfig;
 
-describe("prerequisite edges (spec §1.4)", () => {
+describe("prerequisite edges (docs/upstream-facts.md §1.4)", () => {
   const cfg = everything();
   const flags = controlFlags(cfg);
 
-  test("with everything on, each release needs exactly the spec's releases", () => {
+  test("with everything on, each release needs exactly the documented releases", () => {
     const got = Object.fromEntries(
       enabledReleases("control", "0.8.0", flags).map((r) => [r.name, activeNeeds(r, flags).sort()]),
     );
@@ -95,7 +143,7 @@ describe("prerequisite edges (spec §1.4)", () => {
     expect(enabledReleases("control", "0.8.0", f).map((r) => r.name)).not.toContain("cert-manager");
   });
 
-  test("no stage barriers: stage-2 services without needs have no edge to stage 1", () => {
+  test("no stage barriers: a service NVIDIA gives no needs waits only for OpenBao's injector and its schema", () => {
     for (const name of [
       "api-keys",
       "sis",
@@ -105,8 +153,46 @@ describe("prerequisite edges (spec §1.4)", () => {
       "admin-issuer-proxy",
       "reval",
     ]) {
-      expect(releaseSpec(name).needs).toEqual([]);
+      const want = [
+        ...(INJECTED.includes(name) ? ["openbao-server"] : []),
+        ...(KEYSPACE_OWNERS.includes(name) ? ["cassandra"] : []),
+      ].sort();
+      expect(activeNeeds(releaseSpec(name), flags).sort()).toEqual(want);
     }
+  });
+
+  test("every control-plane edge says why", () => {
+    for (const r of CONTROL_PLANE_RELEASES)
+      for (const n of r.needs)
+        expect({ edge: `${r.name} -> ${n.release}`, reason: n.reason ?? "" }).toEqual({
+          edge: `${r.name} -> ${n.release}`,
+          reason: expect.stringMatching(/\w{3,}.*\w{3,}/),
+        });
+  });
+
+  test("agent-injected pods never start before the injector; keyspace readers never before Cassandra", () => {
+    const order = inDependencyOrder(enabledReleases("control", "0.8.0", flags), flags).map((r) => r.name);
+    for (const r of INJECTED) expect(order.indexOf("openbao-server")).toBeLessThan(order.indexOf(r));
+    for (const r of KEYSPACE_OWNERS) expect(order.indexOf("cassandra")).toBeLessThan(order.indexOf(r));
+    // No other release waits for OpenBao or Cassandra (only nvcf-pki, which signs through OpenBao).
+    for (const r of enabledReleases("control", "0.8.0", flags)) {
+      const needs = activeNeeds(r, flags);
+      if (!INJECTED.includes(r.name) && r.name !== "nvcf-pki") expect(needs).not.toContain("openbao-server");
+      if (!KEYSPACE_OWNERS.includes(r.name)) expect(needs).not.toContain("cassandra");
+    }
+  });
+
+  test("with OpenBao or Cassandra managed outside the stack, their edges vanish", () => {
+    const ext = validateConfig(
+      baseControl({ openbao: '{"enabled": false}', cassandra: '{"enabled": false}' }),
+      new Set(["registryKey"]),
+      "dev",
+    ) as ControlPlaneConfig;
+    const f = controlFlags(ext);
+    const rels = enabledReleases("control", "0.8.0", f);
+    for (const r of rels) expect(activeNeeds(r, f)).not.toContain("openbao-server");
+    for (const r of rels) expect(activeNeeds(r, f)).not.toContain("cassandra");
+    expect(() => inDependencyOrder(rels, f)).not.toThrow();
   });
 
   test("every need names a release of the same plane, and the install order puts needs first", () => {
@@ -125,7 +211,7 @@ describe("prerequisite edges (spec §1.4)", () => {
     expect(() => inDependencyOrder([api], flags)).toThrow(/needs "ess-api", which is not enabled/);
   });
 
-  test("compute-plane dependency rules (spec §2.3)", () => {
+  test("compute-plane dependency rules (docs/upstream-facts.md §2.3)", () => {
     const needs = (n: string) =>
       releaseSpec(n)
         .needs.map((x) => x.release)
@@ -138,7 +224,7 @@ describe("prerequisite edges (spec §1.4)", () => {
   });
 });
 
-describe("chart versions per bundle (spec §5.2)", () => {
+describe("chart versions per bundle (docs/upstream-facts.md §5.2)", () => {
   const v = (rel: string, b: (typeof BUNDLE_VERSIONS)[number]) => releaseSpec(rel).versions[b];
   test.each([
     ["cassandra", "0.18.0", "0.17.0", "0.20.1"],
@@ -170,7 +256,7 @@ describe("chart versions per bundle (spec §5.2)", () => {
     expect(() => chartVersion(releaseSpec("nvcf-pki"), "0.7.0", {})).toThrow(/not part of NVCF bundle 0.7.0/);
   });
 
-  test("chart names follow helm-nvcf-<release> where the spec says so", () => {
+  test("chart names follow helm-nvcf-<release> where NVIDIA's stack says so", () => {
     for (const r of [
       "nats",
       "cassandra",
@@ -192,7 +278,7 @@ describe("chart versions per bundle (spec §5.2)", () => {
   });
 });
 
-test("fixed namespaces (spec §1.3a, §4 row 17)", () => {
+test("fixed namespaces (docs/upstream-facts.md §1.3a, §4 row 17)", () => {
   const ns = (n: string) => {
     const s = releaseSpec(n).namespace;
     return "fixed" in s ? s.fixed : s.fromConfig;
@@ -219,4 +305,97 @@ test("fixed namespaces (spec §1.3a, §4 row 17)", () => {
   ])
     expect(ns(n)).toBe("nvcf");
   expect(ns("nvca-operator")).toBe("nvca-operator");
+});
+
+describe("compute-plane releases per bundle (NVIDIA's deploy/stacks/nvcf-compute-plane per tag)", () => {
+  const SECRET = new Set(["registryKey"]);
+  const cfg = (over: Record<string, string>) =>
+    validateConfig(baseCompute(over), SECRET, "prod") as ComputePlaneConfig;
+  const names = (bundle: (typeof BUNDLE_VERSIONS)[number]) =>
+    COMPUTE_PLANE_RELEASES.filter((r) => r.versions[bundle] !== undefined).map((r) => r.name);
+  const ALL = JSON.stringify({
+    kaiScheduler: { enabled: true },
+    groveOperator: { enabled: true },
+    dynamoOperator: { enabled: true },
+    topologyAwareScheduling: { enabled: true },
+  });
+
+  test("0.6.1 ships only the operator; 0.7.0 adds Grove and Dynamo; 0.8.0 adds KAI and the topology charts", () => {
+    // docs/user/manifest.md lists helm-nvca-operator as the only compute chart of 0.6.1; the v0.7.0
+    // 01-dependencies file has grove-operator and dynamo-operator only.
+    expect(names("0.6.1")).toEqual(["nvca-operator"]);
+    expect(names("0.7.0").sort()).toEqual(["dynamo-operator", "grove-operator", "nvca-operator"]);
+    expect(names("0.8.0").sort()).toEqual([
+      "dynamo-operator",
+      "grove-operator",
+      "kai-scheduler",
+      "nvca-operator",
+      "nvcf-grove-topology",
+      "nvcf-kai-topology",
+    ]);
+  });
+
+  test.each([
+    ["kai-scheduler", undefined, "v0.16.7"],
+    ["grove-operator", "v0.1.0-alpha.9", "v0.1.0-alpha.11"],
+    ["dynamo-operator", "1.2.1", "1.2.1"],
+    ["nvcf-kai-topology", undefined, "0.1.0"],
+  ])("%s: 0.7.0=%s 0.8.0=%s", (rel, a, b) => {
+    expect([releaseSpec(rel).versions["0.7.0"], releaseSpec(rel).versions["0.8.0"]]).toEqual([a, b]);
+  });
+
+  test("every compute-plane edge says why", () => {
+    for (const r of COMPUTE_PLANE_RELEASES)
+      for (const n of r.needs) expect(n.reason ?? "").toMatch(/\w{3,}.*\w{3,}/);
+  });
+
+  test("0.7.0 installs Grove and Dynamo without KAI, in order; asking for KAI or topology there is a config error", () => {
+    const c = cfg({
+      bundleVersion: "0.7.0",
+      addons: JSON.stringify({ groveOperator: { enabled: true }, dynamoOperator: { enabled: true } }),
+    });
+    const f = computeFlags(c);
+    const order = inDependencyOrder(enabledReleases("compute", "0.7.0", f), f).map((r) => r.name);
+    expect(order.indexOf("grove-operator")).toBeLessThan(order.indexOf("dynamo-operator"));
+    expect(order).not.toContain("kai-scheduler");
+    expect(() => cfg({ bundleVersion: "0.7.0", addons: ALL })).toThrow(
+      /addons\.kaiScheduler\.enabled: expected false: NVCF bundle 0\.7\.0 does not ship kai-scheduler/,
+    );
+    expect(() => cfg({ bundleVersion: "0.7.0", addons: ALL })).toThrow(/does not ship nvcf-kai-topology/);
+    expect(() =>
+      cfg({ bundleVersion: "0.6.1", addons: JSON.stringify({ groveOperator: { enabled: true } }) }),
+    ).toThrow(/does not ship grove-operator/);
+  });
+
+  test("settings a bundle's charts cannot take are config errors, not silent drops", () => {
+    // grove-charts v0.1.0-alpha.9 (0.7.0) has no nodeSelector value; agent.byooOtelCollector needs chart 1.21.
+    expect(() =>
+      cfg({
+        bundleVersion: "0.7.0",
+        addons: JSON.stringify({ groveOperator: { enabled: true } }),
+        placement: JSON.stringify({ nodeSelector: { key: "pool", value: "gpu" } }),
+      }),
+    ).toThrow(/placement\.nodeSelector: expected unset while Grove is on in bundle 0\.7\.0/);
+    expect(() =>
+      cfg({
+        bundleVersion: "0.7.0",
+        nvcaOperator: JSON.stringify({ byooOtelCollectorImageRepository: "m/byoo" }),
+      }),
+    ).toThrow(/byooOtelCollectorImageRepository: expected unset with helm-nvca-operator 1\.14\.0/);
+    expect(() =>
+      cfg({ nvcaOperator: JSON.stringify({ byooOtelCollectorImageRepository: "m/byoo" }) }),
+    ).not.toThrow();
+  });
+
+  test("0.8.0 with every add-on: KAI first, Grove after KAI, bindings after both topology inputs, Dynamo after Grove", () => {
+    const f = computeFlags(cfg({ addons: ALL }));
+    const order = inDependencyOrder(enabledReleases("compute", "0.8.0", f), f).map((r) => r.name);
+    const before = (a: string, b: string) => expect(order.indexOf(a)).toBeLessThan(order.indexOf(b));
+    before("kai-scheduler", "grove-operator");
+    before("kai-scheduler", "nvcf-kai-topology");
+    before("grove-operator", "nvcf-grove-topology");
+    before("nvcf-kai-topology", "nvcf-grove-topology");
+    before("grove-operator", "dynamo-operator");
+    expect(order).toHaveLength(6);
+  });
 });

@@ -24,6 +24,14 @@ function problems(raw: Record<string, string>, stack = "prod"): { key: string; t
 }
 const keys = (raw: Record<string, string>, stack = "prod") => problems(raw, stack).map((p) => p.key);
 const j = (v: unknown) => JSON.stringify(v);
+/**
+ * Router certificate names that satisfy helm-nvcf-llm-request-router 1.7.2: with 3 replicas each pod
+ * advertises `<pod>.llm-request-router-headless.nvcf.svc.cluster.local`, covered only by the wildcard.
+ */
+const RR = [
+  "llm-request-router.nvcf.svc.cluster.local",
+  "*.llm-request-router-headless.nvcf.svc.cluster.local",
+];
 const gw = (extra: object = {}) =>
   j({
     controllerNamespace: "envoy-gateway-system",
@@ -73,7 +81,9 @@ describe("structure", () => {
     expect(p).toEqual([
       {
         key: "nvcf:cassandra.replicas",
-        text: expect.stringMatching(/^number \| "three" \| pulumi config set --path nvcf:cassandra.replicas/),
+        text: expect.stringMatching(
+          /^a whole number \| "three" \| pulumi config set --path nvcf:cassandra.replicas <a whole number>/,
+        ),
       },
     ]);
   });
@@ -126,10 +136,15 @@ describe("control-plane rules", () => {
       "pull secret without a registry key",
       { registryKey: undefined, sidecarRegistryKey: sentinel("s") },
       "nvcf:registryKey",
-      { registryKey: undefined, sidecarRegistryKey: sentinel("s"), pullSecret: j({ name: null }) },
+      {
+        registryKey: undefined,
+        sidecarRegistryKey: sentinel("s"),
+        pullSecret: j({ name: null }),
+        accounts: j({ registryCredentials: [] }),
+      },
     ],
     [
-      "registry key that is already base64(user:key) (spec §4 row 2)",
+      "registry key that is already base64(user:key) (docs/upstream-facts.md §4 row 2)",
       { registryKey: Buffer.from("$oauthtoken:abc123").toString("base64") },
       "nvcf:registryKey",
       { registryKey: "nvapi-abc123" },
@@ -147,19 +162,19 @@ describe("control-plane rules", () => {
       { registryKey: "k" },
     ],
     [
-      "cassandra default password (spec §4 row 1)",
+      "cassandra default password (docs/upstream-facts.md §4 row 1)",
       { cassandraPassword: "ch@ng3m3" },
       "nvcf:cassandraPassword",
       { cassandraPassword: "a-strong-password" },
     ],
     [
-      "small cassandra preset outside dev (spec §4 row 27)",
+      "small cassandra preset outside dev (docs/upstream-facts.md §4 row 27)",
       { cassandra: j({ preset: "small" }) },
       "nvcf:cassandra.preset",
       { cassandra: j({ preset: "large" }) },
     ],
     [
-      "account limit maxFunctions (spec §1.9)",
+      "account limit maxFunctions (docs/upstream-facts.md §1.9)",
       { accounts: j({ limits: { maxFunctions: 51 } }) },
       "nvcf:accounts.limits.maxFunctions",
       { accounts: j({ limits: { maxFunctions: 50 } }) },
@@ -183,7 +198,7 @@ describe("control-plane rules", () => {
       { accounts: j({ limits: { maxTasks: 10 } }) },
     ],
     [
-      "gateway controller namespace required (spec §4 row 19)",
+      "gateway controller namespace required (docs/upstream-facts.md §4 row 19)",
       { gateway: j({ shared: { name: "g", namespace: "gw" }, grpc: { name: "g", namespace: "gw" } }) },
       "nvcf:gateway.controllerNamespace",
       { gateway: gw() },
@@ -224,7 +239,7 @@ describe("control-plane rules", () => {
       { nats: j({ enabled: false }) },
     ],
     [
-      "grpc worker route needs a CONNECT URL (spec §4 row 34)",
+      "grpc worker route needs a CONNECT URL (docs/upstream-facts.md §4 row 34)",
       { gateway: gw({ routes: { grpcWorker: { enabled: true } } }) },
       "nvcf:grpcproxy.workerConnectBaseURL",
       {
@@ -233,13 +248,13 @@ describe("control-plane rules", () => {
       },
     ],
     [
-      "vanity hostname equal to a standard route (spec §4 rows 7-8)",
+      "vanity hostname equal to a standard route (docs/upstream-facts.md §4 rows 7-8)",
       { addons: j({ vanityGateway: { enabled: true, hostnames: ["api.nvcf.example.com"] } }) },
       "nvcf:addons.vanityGateway.hostnames",
       { addons: j({ vanityGateway: { enabled: true, hostnames: ["chat.nvcf.example.com"] } }) },
     ],
     [
-      "localhost domain with remote access (spec §4 row 20)",
+      "localhost domain with remote access (docs/upstream-facts.md §4 row 20)",
       { domain: "localhost", remoteAccess: "true" },
       "nvcf:domain",
       { domain: "localhost" },
@@ -251,7 +266,7 @@ describe("control-plane rules", () => {
       { bundleVersion: "0.7.0", addons: j({ llm: { enabled: true } }) },
     ],
     [
-      "observability: collector needs the OTel operator (spec §1.5)",
+      "observability: collector needs the OTel operator (docs/upstream-facts.md §1.5)",
       { observability: j({ components: { otelOperator: "disabled" } }) },
       "nvcf:observability.components.otelOperator",
       { observability: j({ components: { otelOperator: "existing" } }) },
@@ -374,7 +389,7 @@ describe("control-plane rules", () => {
       },
     ],
     [
-      "LLM router address format (spec §1.9)",
+      "LLM router address format (docs/upstream-facts.md §1.9)",
       { addons: j({ llm: { enabled: true, requestRouterAddress: "router" } }) },
       "nvcf:addons.llm.requestRouterAddress",
       { addons: j({ llm: { enabled: true, requestRouterAddress: "router.example.com:50071" } }) },
@@ -387,30 +402,30 @@ describe("control-plane rules", () => {
         addons: j({
           llm: {
             enabled: true,
-            pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: ["r.nvcf.svc"] },
+            pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: RR },
           },
         }),
       },
     ],
     [
       "LLM managed issuer needs allowedDomains",
-      { addons: j({ llm: { enabled: true, pki: { enabled: true, imageTag: "1", dnsNames: ["r"] } } }) },
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, imageTag: "1", dnsNames: RR } } }) },
       "nvcf:addons.llm.pki.allowedDomains",
       {
         addons: j({
           llm: {
             enabled: true,
-            pki: { enabled: true, imageTag: "1", dnsNames: ["r"], manageClusterIssuer: false },
+            pki: { enabled: true, imageTag: "1", dnsNames: RR, manageClusterIssuer: false },
           },
         }),
       },
     ],
     [
       "LLM managed issuer needs an image tag",
-      { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }) },
+      { addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: RR } } }) },
       "nvcf:addons.llm.pki.imageTag",
       {
-        addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"] } } }),
+        addons: j({ llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: RR } } }),
         openbao: j({ migrationsImageTag: "0.18.0" }),
       },
     ],
@@ -419,14 +434,14 @@ describe("control-plane rules", () => {
       {
         openbao: j({ enabled: false }),
         addons: j({
-          llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: ["r"], imageTag: "1" } },
+          llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", dnsNames: RR, imageTag: "1" } },
         }),
       },
       "nvcf:openbao.enabled",
       {
         openbao: j({ enabled: false }),
         addons: j({
-          llm: { enabled: true, pki: { enabled: true, dnsNames: ["r"], manageClusterIssuer: false } },
+          llm: { enabled: true, pki: { enabled: true, dnsNames: RR, manageClusterIssuer: false } },
         }),
       },
     ],
@@ -436,7 +451,7 @@ describe("control-plane rules", () => {
         addons: j({
           llm: {
             enabled: true,
-            pki: { enabled: true, issuerName: "Bad_Name", dnsNames: ["r"], manageClusterIssuer: false },
+            pki: { enabled: true, issuerName: "Bad_Name", dnsNames: RR, manageClusterIssuer: false },
           },
         }),
       },
@@ -445,7 +460,65 @@ describe("control-plane rules", () => {
         addons: j({
           llm: {
             enabled: true,
-            pki: { enabled: true, issuerName: "good-name", dnsNames: ["r"], manageClusterIssuer: false },
+            pki: { enabled: true, issuerName: "good-name", dnsNames: RR, manageClusterIssuer: false },
+          },
+        }),
+      },
+    ],
+    [
+      "LLM router certificate must cover the headless service wildcard (chart 1.7.2 validateCertificateDnsNames)",
+      {
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: {
+              enabled: true,
+              allowedDomains: "a",
+              imageTag: "1",
+              dnsNames: ["llm-request-router.nvcf.svc.cluster.local"],
+            },
+          },
+        }),
+      },
+      "nvcf:addons.llm.pki.dnsNames",
+      {
+        addons: j({
+          llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: RR } },
+        }),
+      },
+    ],
+    [
+      "bundle 0.7.0: the router provisions its own PKI, certManager mode only",
+      {
+        bundleVersion: "0.7.0",
+        addons: j({ llm: { enabled: true, pki: { enabled: true, mode: "existingSecret" } } }),
+      },
+      "nvcf:addons.llm.pki.mode",
+      {
+        bundleVersion: "0.7.0",
+        addons: j({
+          llm: { enabled: true, pki: { enabled: true, allowedDomains: "a", imageTag: "1", dnsNames: ["r"] } },
+        }),
+      },
+    ],
+    [
+      "bundle 0.7.0: the router's PKI hook needs allowedDomains even for a custom issuer",
+      {
+        bundleVersion: "0.7.0",
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, issuerName: "custom", imageTag: "1", dnsNames: ["r"] },
+          },
+        }),
+      },
+      "nvcf:addons.llm.pki.allowedDomains",
+      {
+        bundleVersion: "0.7.0",
+        addons: j({
+          llm: {
+            enabled: true,
+            pki: { enabled: true, issuerName: "custom", allowedDomains: "a", imageTag: "1", dnsNames: ["r"] },
           },
         }),
       },
@@ -461,7 +534,7 @@ describe("control-plane rules", () => {
       { addons: j({ llm: { enabled: true, pki: { enabled: true, mode: "existingSecret" } } }) },
     ],
     [
-      "GPU clusters need issuer discovery (spec §4 row 26)",
+      "GPU clusters need issuer discovery (docs/upstream-facts.md §4 row 26)",
       {
         gpuClusters: j([{ name: "gpu-a", context: "c" }]),
         gateway: gw({ routes: { nats: true }, nats: { name: "g", namespace: "gw" } }),
@@ -522,7 +595,7 @@ describe("control-plane rules", () => {
       "release values for an unknown release",
       { releaseValues: j({ casandra: { a: 1 } }) },
       "nvcf:releaseValues.casandra",
-      { releaseValues: j({ cassandra: { a: 1 } }) },
+      { releaseValues: j({ cassandra: { cassandra: { a: 1 } } }) },
     ],
   ];
   test.each(cases)("%s", (_name, bad, key, good) => {
@@ -539,7 +612,7 @@ describe("control-plane rules", () => {
 describe("compute-plane rules", () => {
   const cases: [string, Record<string, string | undefined>, string, Record<string, string | undefined>][] = [
     [
-      "topology needs KAI (spec §4 row 37)",
+      "topology needs KAI (docs/upstream-facts.md §4 row 37)",
       { addons: j({ topologyAwareScheduling: { enabled: true } }) },
       "nvcf:addons.topologyAwareScheduling.enabled",
       { addons: j({ topologyAwareScheduling: { enabled: true }, kaiScheduler: { enabled: true } }) },
@@ -563,7 +636,7 @@ describe("compute-plane rules", () => {
       },
     ],
     [
-      "KAIScheduler gate only with KAI (spec §4 row 9)",
+      "KAIScheduler gate only with KAI (docs/upstream-facts.md §4 row 9)",
       { nvcaOperator: j({ featureGates: ["KAIScheduler"] }) },
       "nvcf:nvcaOperator.featureGates[0]",
       { nvcaOperator: j({ featureGates: ["KAIScheduler"] }), addons: j({ kaiScheduler: { enabled: true } }) },
@@ -575,7 +648,7 @@ describe("compute-plane rules", () => {
       { nvcaOperator: j({ featureGates: ["LogPosting", "-InfraResourceOverhead"] }) },
     ],
     [
-      "host-header overrides need operator >= 1.12.0 (spec §4 row 11)",
+      "host-header overrides need operator >= 1.12.0 (docs/upstream-facts.md §4 row 11)",
       { charts: j({ source: "oci", repository: "a/b", versionOverrides: { "nvca-operator": "1.11.0" } }) },
       "nvcf:nvcaOperator.hostHeaderOverrides",
       {
@@ -584,13 +657,13 @@ describe("compute-plane rules", () => {
       },
     ],
     [
-      "generateImagePullSecret is refused (spec §4 row 10)",
+      "generateImagePullSecret is refused (docs/upstream-facts.md §4 row 10)",
       { releaseValues: j({ "nvca-operator": { generateImagePullSecret: true } }) },
       "nvcf:releaseValues.nvca-operator.generateImagePullSecret",
       { releaseValues: j({ "nvca-operator": { networkPolicy: {} } }) },
     ],
     [
-      "inotify instances at least 8192 (spec §4 row 12)",
+      "inotify instances at least 8192 (docs/upstream-facts.md §4 row 12)",
       { inotify: j({ maxUserInstances: 128 }) },
       "nvcf:inotify.maxUserInstances",
       { inotify: j({ maxUserInstances: 16384 }) },

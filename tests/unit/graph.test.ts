@@ -167,7 +167,19 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
 
   test("the drain step depends on the operator (so it runs first on destroy)", () => {
     const drain = r.resources.find((x) => x.name === "nvcf-drain")!;
-    expect(drain.dependsOn).toEqual(["nvcf-nvca-operator"]);
+    expect(drain.dependsOn).toEqual(["nvcf-nvca-operator", "nvcf-operator-finalizers"]);
+  });
+
+  test("the finalizer step is deleted together with the operator, before the namespaces", () => {
+    // Same destroy step as the operator (only the drain depends on either), and after it the namespaces.
+    const fin = r.resources.find((x) => x.name === "nvcf-operator-finalizers")!;
+    const op = r.resources.find((x) => x.name === "nvcf-nvca-operator")!;
+    expect(fin.dependsOn).toEqual(["nvcf-ns"]);
+    expect(op.dependsOn).not.toContain("nvcf-operator-finalizers");
+    const dependents = r.resources
+      .filter((x) => x.dependsOn.includes("nvcf-operator-finalizers"))
+      .map((x) => x.name);
+    expect(dependents).toEqual(["nvcf-drain"]);
   });
 
   test("every child has a parent", () => {

@@ -1,5 +1,5 @@
 /**
- * The stand-in nvcf-cli (tests/bin/nvcf-cli) against its documented interface (spec §3.1-§3.3, §2.7), run as
+ * The stand-in nvcf-cli (tests/bin/nvcf-cli) against its documented interface (docs/upstream-facts.md §3.1-§3.3, §2.7), run as
  * a child process against a fake Kubernetes API server (plain HTTP on 127.0.0.1) that serves OIDC discovery
  * and a JWKS. Then the program's own registration scripts (components/registration.ts, captured under
  * Pulumi mocks) are run against the stand-in.

@@ -1,5 +1,5 @@
 /**
- * nvcf-cli hand-off (spec §2.7, §3.1, §3.3): parsing real-shaped `cluster register` output, the CLI
+ * nvcf-cli hand-off (docs/upstream-facts.md §2.7, §3.1, §3.3): parsing real-shaped `cluster register` output, the CLI
  * config the program writes, and kubeconfig extraction for registration.
  */
 import * as yaml from "js-yaml";
@@ -36,14 +36,14 @@ describe("parseRegistration", () => {
   test("an output without the values block fails (as the Makefile does)", () => {
     expect(() => parseRegistration("Error: cluster already exists\n")).toThrow(/no Helm values/);
   });
-  test("empty IDs fail (spec §4 row 15)", () => {
+  test("empty IDs fail (docs/upstream-facts.md §4 row 15)", () => {
     expect(() => parseRegistration('clusterID: ""\nclusterGroupID: g\n')).toThrow(
       /empty clusterID or clusterGroupID/,
     );
   });
 });
 
-test("the CLI config carries the gateway URL and the host-header overrides, no secret (spec §3.1)", () => {
+test("the CLI config carries the gateway URL and the host-header overrides, no secret (docs/upstream-facts.md §3.1)", () => {
   const doc = yaml.load(
     cliConfigYaml({
       gatewayUrl: "http://gw",

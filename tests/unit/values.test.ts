@@ -1,11 +1,18 @@
 /**
- * Values per release against the spec (§1.8 control plane, §2.5-§2.6 compute plane), credential encodings
+ * Values per release against the documented facts (docs/upstream-facts.md §1.8 control plane, §2.5-§2.6 compute plane), credential encodings
  * (§4 rows 1-3), the merge rule (§1.7) and change isolation between releases.
  */
 import { CONTROL_PLANE_RELEASES, releaseSpec } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { type ComputeInputs, computeValues, featureGates, nvcaOperatorValues } from "../../values/compute";
+import * as yaml from "js-yaml";
+import {
+  type ComputeInputs,
+  agentMergeConfig,
+  computeValues,
+  featureGates,
+  nvcaOperatorValues,
+} from "../../values/compute";
 import { CONTROL_VALUES_RELEASES, type ControlSecrets, controlValues } from "../../values/control";
 import { dockerAuth, dockerConfigJson, looksLikeEncodedAuth } from "../../values/credentials";
 import { deepMerge } from "../../values/merge";
@@ -25,7 +32,7 @@ const REPO = "nvcf/images";
 const REG = "registry.example.com";
 type V = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe("credentials (spec §4 rows 1-3)", () => {
+describe("credentials (docs/upstream-facts.md §4 rows 1-3)", () => {
   test("docker auth is base64 of user:key, not a dockerconfigjson", () => {
     expect(Buffer.from(dockerAuth("$oauthtoken", "abc"), "base64").toString()).toBe("$oauthtoken:abc");
     expect(dockerAuth("$oauthtoken", "abc")).not.toMatch(/[\n{]/);
@@ -41,7 +48,7 @@ describe("credentials (spec §4 rows 1-3)", () => {
   });
 });
 
-describe("control-plane values (spec §1.8)", () => {
+describe("control-plane values (docs/upstream-facts.md §1.8)", () => {
   const cfg = control({
     addons: JSON.stringify({
       llm: { enabled: true },
@@ -82,13 +89,12 @@ describe("control-plane values (spec §1.8)", () => {
 
   test("cassandra", () => {
     expect(v("cassandra").cassandra).toMatchObject({
-      global: { imagePullSecrets: [{ name: "nvcr-pull-secret" }], security: { allowInsecureImages: true } },
+      global: { imagePullSecrets: [{ name: "nvcr-pull-secret" }] },
       replicaCount: 3,
       resourcesPreset: "xlarge",
       persistence: { size: "10Gi" },
       image: { registry: REG, repository: `${REPO}/cassandra` },
       migrations: { image: { repository: `${REPO}/nvcf-cassandra-migrations` } },
-      initialization: { image: { repository: `${REPO}/alpine-k8s` } },
     });
     expect(v("cassandra").cassandra.global.defaultStorageClass).toBeUndefined();
     const withSc = controlValues(
@@ -132,6 +138,7 @@ describe("control-plane values (spec §1.8)", () => {
       registry: REG,
       repository: `${REPO}/alpine-k8s`,
       tag: "1.36.1",
+      pullPolicy: "IfNotPresent",
     });
     expect(a.accountBootstrap.limits).toEqual({
       maxFunctions: 10,
@@ -180,7 +187,7 @@ describe("control-plane values (spec §1.8)", () => {
     expect(off.invocation.env.RATE_LIMIT_ENABLED).toBeUndefined();
   });
 
-  test("grpc-proxy: no replicaCount or autoscaling is emitted (spec §1.8)", () => {
+  test("grpc-proxy: no replicaCount or autoscaling is emitted (docs/upstream-facts.md §1.8)", () => {
     expect(v("grpc-proxy").grpcproxy.replicaCount).toBeUndefined();
     expect(v("grpc-proxy").grpcproxy.deployment).toBeUndefined();
   });
@@ -204,18 +211,37 @@ describe("control-plane values (spec §1.8)", () => {
     });
     expect(g.routes.nvcfApi.grpc.hostnames).toEqual(["api-grpc.nvcf.example.com"]);
     expect(g.routes.nvctApi.grpc.hostnames).toEqual(["tasks-grpc.nvcf.example.com"]);
-    expect(g.routes.vanityGateway).toEqual({ enabled: true, hostnames: ["vanity.nvcf.example.com"] });
+    expect(g.routes.vanityGateway).toMatchObject({
+      enabled: true,
+      hostnames: ["vanity.nvcf.example.com"],
+      backend: { name: "vanity-gateway", namespace: "nvcf", port: 8080 },
+    });
+    expect(g.routes.llmInvocation.backend).toEqual({
+      name: "llm-api-gateway",
+      namespace: "nvcf",
+      port: 8080,
+    });
     expect(g.routes.llmInvocation.enabled).toBe(true);
   });
 
-  test("state metrics: the chart value enabled is hard-coded false (spec §1.8)", () => {
+  test("state metrics: the chart value enabled is hard-coded false (docs/upstream-facts.md §1.8)", () => {
     expect(v("state-metrics").stateMetrics.enabled).toBe(false);
   });
 
-  test("function autoscaler reads the bundled VictoriaMetrics", () => {
-    expect(v("function-autoscaler").functionautoscaler.env.TIMESERIES_DB__URL).toBe(
-      "http://vmsingle.monitoring.svc.cluster.local:8428",
-    );
+  test("function autoscaler reads the bundled VictoriaMetrics and the API under the names the app reads", () => {
+    // The autoscaler's settings: section `timeseries_db` field `timeseries_db_url`, section `nvcf_api` field
+    // `nvcf_api_grpc_address` (src/control-plane-services/function-autoscaler settings), env `<SECTION>__<FIELD>`.
+    const env = v("function-autoscaler").functionautoscaler.env;
+    expect(env.TIMESERIES_DB__TIMESERIES_DB_URL).toBe("http://vmsingle.monitoring.svc.cluster.local:8428");
+    expect(env.NVCF_API__NVCF_API_GRPC_ADDRESS).toBe("http://api.nvcf.svc.cluster.local:9090");
+    expect(env.TIMESERIES_DB__URL).toBeUndefined();
+    expect(env.NVCF_API__GRPC_ADDRESS).toBeUndefined();
+    expect(env).toMatchObject({
+      CONFIG: "/etc/server/config/settings-local.yaml",
+      TIMESERIES_DB__AUTH_MODE: "none",
+      TIMESERIES_DB__IGNORE_ENV: "true",
+      NVCF_API__DISABLE_AUTH: "false",
+    });
   });
 
   test("node selectors and tolerations only when enabled, per type with fallback to all", () => {
@@ -226,6 +252,7 @@ describe("control-plane values (spec §1.8)", () => {
           enabled: true,
           all: { key: "pool", value: "nvcf" },
           cassandra: { key: "nvcf.nvidia.com/workload", value: "cassandra" },
+          controlplane: null,
         },
         tolerations: { enabled: true, all: [{ key: "dedicated", operator: "Exists" }] },
       }),
@@ -234,6 +261,14 @@ describe("control-plane values (spec §1.8)", () => {
       "nvcf.nvidia.com/workload": "cassandra",
     });
     expect((controlValues("api", placed, secrets) as V).api.nodeSelector).toEqual({ pool: "nvcf" });
+    // base.yaml's per-type terms apply unless a type is set to null: vault keeps nvcf.nvidia.com/workload=vault.
+    expect((controlValues("openbao-server", placed, secrets) as V).openbao.server.nodeSelector).toEqual({
+      "nvcf.nvidia.com/workload": "vault",
+    });
+    const onlyOn = control({ placement: JSON.stringify({ nodeSelectors: { enabled: true } }) });
+    expect((controlValues("api", onlyOn, secrets) as V).api.nodeSelector).toEqual({
+      "nvcf.nvidia.com/workload": "control-plane",
+    });
     expect((controlValues("api", placed, secrets) as V).api.tolerations).toEqual([
       { key: "dedicated", operator: "Exists" },
     ]);
@@ -241,7 +276,17 @@ describe("control-plane values (spec §1.8)", () => {
 
   test("no pull secret referenced when nodes authenticate to the registry", () => {
     const noSecret = control({ pullSecret: '{"name": null}' });
-    expect((controlValues("api", noSecret, secrets) as V).api.imagePullSecrets).toEqual([]);
+    // NVIDIA's stack writes the key only for a non-empty list.
+    for (const [r, key] of [
+      ["api", "api"],
+      ["sis", "sis"],
+      ["reval", "reval"],
+    ] as const)
+      expect(Object.keys((controlValues(r, noSecret, secrets) as V)[key])).not.toContain("imagePullSecrets");
+    expect((controlValues("nats", noSecret, secrets) as V).nats.global).toBeUndefined();
+    expect(
+      (controlValues("cassandra", noSecret, secrets) as V).cassandra.global?.imagePullSecrets,
+    ).toBeUndefined();
   });
 
   test("per-release overrides merge last: maps merge, lists replace", () => {
@@ -259,8 +304,301 @@ describe("control-plane values (spec §1.8)", () => {
     const c = (controlValues("cassandra", over, secrets) as V).cassandra;
     expect(c.replicaCount).toBe(5);
     expect(c.global.imagePullSecrets).toEqual([{ name: "other" }]);
-    expect(c.global.security).toEqual({ allowInsecureImages: true });
+    expect(c.global.defaultStorageClass).toBeUndefined();
     expect(c.resources).toEqual({ limits: { cpu: "8" } });
+  });
+});
+
+describe("values where the charts and applications read them (NVIDIA/nvcf HEAD and v0.7.0)", () => {
+  const llm = (pki: object, extra: Record<string, string> = {}) =>
+    control({ addons: JSON.stringify({ llm: { enabled: true, pki } }), ...extra });
+  const ROUTER_DNS = [
+    "llm-request-router.nvcf.svc.cluster.local",
+    "*.llm-request-router-headless.nvcf.svc.cluster.local",
+  ];
+  const managed = {
+    enabled: true,
+    dnsNames: ROUTER_DNS,
+    allowedDomains: "nvcf.example.com",
+    imageTag: "0.18.0",
+  };
+  const traced = control({
+    observability: JSON.stringify({
+      tracing: { enabled: true, collectorEndpoint: "otel.monitoring", collectorPort: 4318 },
+    }),
+  });
+  const val = (r: string, c: ControlPlaneConfig) => controlValues(r, c, secrets) as V;
+
+  test("grpc-proxy: the rate limiter under RATE_LIMIT_ADDR (proxy.go mapstructure tag)", () => {
+    const env = val("grpc-proxy", control()).grpcproxy.env;
+    expect(env.RATE_LIMIT_ADDR).toBe("http://ratelimiter.nvcf.svc.cluster.local:7777");
+    expect(env.RATE_LIMIT_ADDRESS).toBeUndefined();
+    // The chart's default NATS_FQDN (in-cluster) stays unless a worker NATS URL is configured.
+    expect(env.NATS_FQDN).toBeUndefined();
+    const w = control({
+      workerEndpoints: JSON.stringify({ nvcfNatsServiceURL: "nats://nats.example.com:4222" }),
+    });
+    expect(val("grpc-proxy", w).grpcproxy.env.NATS_FQDN).toBe("nats://nats.example.com:4222");
+  });
+
+  test("Spring services: MANAGEMENT_TRACING_ENABLED off by default, the OTLP traces endpoint when on", () => {
+    for (const [r, k] of [
+      ["api", "api"],
+      ["ess-api", "ess"],
+      ["notary-service", "notary"],
+      ["sis", "sis"],
+    ] as const) {
+      expect(val(r, control())[k].env.MANAGEMENT_TRACING_ENABLED).toBe("false");
+      expect(val(r, traced)[k].env).toMatchObject({
+        MANAGEMENT_TRACING_ENABLED: "true",
+        MANAGEMENT_OTLP_TRACING_ENDPOINT: "http://otel.monitoring:4318/v1/traces",
+      });
+    }
+    expect(val("sis", control()).sis.env).toMatchObject({
+      MANAGEMENT_PROMETHEUS_METRICS_EXPORT_ENABLED: "false",
+      MANAGEMENT_METRICS_ENABLE_ALL: "false",
+    });
+  });
+
+  test("invocation: the log filter turns the OTLP exporter off unless tracing is on", () => {
+    const off = val("invocation-service", control()).invocation.env.SERVER__ENVFILTER_DIRECTIVE as string;
+    expect(off.split(",")).toEqual(expect.arrayContaining(["otel::tracing=off", "otel=off"]));
+    expect(val("invocation-service", traced).invocation.env).toEqual(
+      expect.objectContaining({
+        SERVER__TRACING__ENDPOINT_IP: "http://otel.monitoring",
+        SERVER__TRACING__ENDPOINT_PORT: 4318,
+      }),
+    );
+  });
+
+  test("nvcf-pki: the ClusterIssuer under clusterIssuer.enabled / path / auth.* (deploy/helm/nvcf-pki/values.yaml)", () => {
+    const ci = val("nvcf-pki", llm(managed)).clusterIssuer;
+    expect(ci).toEqual({
+      enabled: true,
+      name: "nvcf-openbao-pki",
+      server: "http://openbao-server.vault-system.svc.cluster.local:8200",
+      path: "services/all/pki/nvcf-service-issuing/sign/nvcf-service-server",
+      auth: {
+        mountPath: "/v1/auth/jwt",
+        role: "cert-manager",
+        serviceAccount: {
+          name: "cert-manager",
+          audience: "http://openbao-server.vault-system.svc.cluster.local:8200",
+        },
+      },
+    });
+  });
+
+  test("llm-request-router: certificate, TLS mount and the managed PKI hook", () => {
+    const r = val("llm-request-router", llm(managed)).llmRequestRouter;
+    expect(r.certificate).toEqual({
+      enabled: true,
+      secretName: "stargate-quic-tls",
+      issuerRef: { kind: "ClusterIssuer", name: "nvcf-openbao-pki" },
+      dnsNames: ROUTER_DNS,
+    });
+    expect(r.tls).toEqual({
+      secretName: "stargate-quic-tls",
+      mountPath: "/etc/stargate/tls",
+      certPath: "/etc/stargate/tls/tls.crt",
+      keyPath: "/etc/stargate/tls/tls.key",
+      quicInsecure: false,
+    });
+    expect(r.pki).toMatchObject({
+      enabled: true,
+      namespace: "vault-system",
+      allowedDomains: "nvcf.example.com",
+    });
+    expect(r.pki.image).toEqual({
+      registry: REG,
+      repository: `${REPO}/nvcf-openbao-migrations`,
+      tag: "0.18.0",
+      pullPolicy: "IfNotPresent",
+    });
+    expect(r.service).toEqual({ grpcPort: 50071 });
+    const own = val(
+      "llm-request-router",
+      llm({ enabled: true, mode: "existingSecret", secretName: "mine" }),
+    ).llmRequestRouter;
+    expect(own.certificate).toEqual({ enabled: false });
+    // ON PURPOSE: chart 1.7.2 reads no tls.mode; the Secret is mounted by name.
+    expect(own.tls).toMatchObject({ secretName: "mine" });
+    expect(own.tls.mode).toBeUndefined();
+    expect(own.pki).toBeUndefined();
+  });
+
+  test("otel-collector: `image` is one string; default monitors by plane; only the monitor CRDs", () => {
+    const o = val("otel-collector", control());
+    expect(typeof o.image).toBe("string");
+    expect(o.image).toMatch(/^ghcr\.io\/open-telemetry\/.+opentelemetry-collector-contrib:0\.129\.1$/);
+    expect(o.config.exporters.prometheusremotewrite.endpoint).toBe(
+      "http://vmsingle.monitoring.svc.cluster.local:8428/api/v1/write",
+    );
+    const m = val("default-monitors", control());
+    expect(Object.keys(m).sort()).toEqual(["commonLabels", "computePlane", "controlPlane"]);
+    expect([m.controlPlane.enabled, m.computePlane.enabled]).toEqual([true, false]);
+    const all = val("default-monitors", control({ observability: '{"profile": "all"}' }));
+    expect([all.controlPlane.enabled, all.computePlane.enabled]).toEqual([true, true]);
+    const crds = val("prometheus-operator-crds", control()).crds as Record<string, { enabled: boolean }>;
+    expect(
+      Object.keys(crds)
+        .filter((k) => crds[k].enabled)
+        .sort(),
+    ).toEqual(["podmonitors", "servicemonitors"]);
+    expect(Object.keys(crds)).toHaveLength(10);
+  });
+
+  test("victoria-metrics: server.fullnameOverride, size, retention, resources, ServiceMonitor", () => {
+    expect(val("victoria-metrics", control()).server).toEqual({
+      fullnameOverride: "vmsingle",
+      retentionPeriod: "1",
+      persistentVolume: { enabled: true, size: "16Gi" },
+      resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" } },
+      serviceMonitor: { enabled: true },
+    });
+  });
+
+  test("account bootstrap defaults to the three NGC registries of the secrets template", () => {
+    const c = control();
+    const three = [
+      { registryHostname: "nvcr.io", secretName: "nvcr-containers", artifactTypes: ["CONTAINER"] },
+      { registryHostname: "helm.ngc.nvidia.com", secretName: "nvcr-containers", artifactTypes: ["HELM"] },
+      {
+        registryHostname: "api.ngc.nvidia.com",
+        secretName: "ngc-model",
+        artifactTypes: ["MODEL", "RESOURCE"],
+      },
+    ];
+    expect(c.accounts.registryCredentials).toMatchObject(three);
+    const creds = controlValues("api", c, { ...secrets, functionAuth: ["a", "b", "c"] }).api as V;
+    expect(creds.accountBootstrap.registryCredentials.map((r: V) => r.secret.value)).toEqual(["a", "b", "c"]);
+  });
+
+  test("ON PURPOSE: nats-auth-callout-service's image from the mirror, in the flat key the chart reads", () => {
+    // deploy/helm/nats-auth-callout: flat values, `image.repository` holds the whole reference, no image.registry.
+    expect(val("nats-auth-callout-service", control())).toEqual({
+      imagePullSecrets: [{ name: "nvcr-pull-secret" }],
+      image: { repository: `${REG}/${REPO}/nvcf-nats-auth-callout-service` },
+    });
+  });
+
+  test("ON PURPOSE: keys the pinned chart never reads are not passed", () => {
+    const c = control({ addons: JSON.stringify({ llm: { enabled: true } }) });
+    // helm-nvcf-cassandra 0.20.1 renders its own StatefulSet: no `initialization`, no `global.security`;
+    // 0.17.0 (bundle 0.7.0) runs the Bitnami subchart, which reads `global.security.allowInsecureImages`.
+    const cass = val("cassandra", c).cassandra;
+    expect(cass.initialization).toBeUndefined();
+    expect(cass.global.security).toBeUndefined();
+    expect(val("cassandra", control({ bundleVersion: "0.7.0" })).cassandra.global.security).toEqual({
+      allowInsecureImages: true,
+    });
+    // The NATS chart renders its NKeys as Secrets: no nkey job.
+    expect(val("nats", c).nats.nkeyJob).toBeUndefined();
+    // Pinned charts without a PodDisruptionBudget template: ess-api 1.7.2, function-autoscaler 0.2.1,
+    // rate-limiter 1.1.0, invocation-service 1.5.6, admin-token-issuer-proxy 1.4.3.
+    for (const [r, k] of [
+      ["ess-api", "ess"],
+      ["function-autoscaler", "functionautoscaler"],
+      ["ratelimiter", "rateLimiter"],
+      ["invocation-service", "invocation"],
+      ["admin-issuer-proxy", "adminIssuerProxy"],
+    ] as const)
+      expect([r, val(r, c)[k].podDisruptionBudget]).toEqual([r, undefined]);
+    // ...and the ones that have one (api-keys 1.6.0, grpc-proxy 1.7.1, llm-* 1.4.1/1.7.2) get base.yaml's knob.
+    for (const [r, k] of [
+      ["api-keys", "apikeys"],
+      ["grpc-proxy", "grpcproxy"],
+      ["llm-request-router", "llmRequestRouter"],
+      ["llm-api-gateway", "llmApiGateway"],
+    ] as const)
+      expect([r, val(r, c)[k].podDisruptionBudget]).toEqual([r, { enabled: false, maxUnavailable: 1 }]);
+    // The proxy reads no TRACING variable; nvct-api binds only nvct.ess.base-url; the LLM charts read no `enabled`.
+    expect(val("grpc-proxy", c).grpcproxy.env?.TRACING).toBeUndefined();
+    const ess = control({ workerEndpoints: JSON.stringify({ essServiceURL: "http://ess.example.com" }) });
+    expect(val("nvct-api", ess).nvctApi.env).toMatchObject({ NVCT_ESS_BASE_URL: "http://ess.example.com" });
+    expect(val("nvct-api", ess).nvctApi.env.NVCT_ESS_WORKER_BASE_URL).toBeUndefined();
+    expect(val("llm-request-router", c).llmRequestRouter.enabled).toBeUndefined();
+    expect(val("llm-api-gateway", c).llmApiGateway.enabled).toBeUndefined();
+    // The default-monitors chart reads dcgm's selectors under computePlane.dcgm, not under computePlane.
+    const cp = val("default-monitors", c).computePlane;
+    expect([cp.namespaceSelector, cp.selector]).toEqual([undefined, undefined]);
+  });
+
+  test("ON PURPOSE: placement only where the chart reads it (grpc-proxy under deployment.*, none for api-keys)", () => {
+    const placed = control({
+      placement: JSON.stringify({
+        nodeSelectors: { enabled: true, controlplane: { key: "pool", value: "cp" } },
+        tolerations: { enabled: true, all: [{ key: "dedicated", operator: "Exists" }] },
+      }),
+    });
+    const g = val("grpc-proxy", placed).grpcproxy;
+    expect(g.deployment).toEqual({
+      nodeSelector: { pool: "cp" },
+      tolerations: [{ key: "dedicated", operator: "Exists" }],
+    });
+    expect([g.nodeSelector, g.tolerations]).toEqual([undefined, undefined]);
+    const k = val("api-keys", placed).apikeys;
+    expect([k.nodeSelector, k.tolerations]).toEqual([undefined, undefined]);
+    // ess-api's chart has a nodeSelector but no tolerations value.
+    const e = val("ess-api", placed).ess;
+    expect([e.nodeSelector, e.tolerations]).toEqual([{ pool: "cp" }, undefined]);
+  });
+
+  test("ON PURPOSE: the rate limiter and vanity gateway get the pool's tolerations with its node selector", () => {
+    const placed = control({
+      addons: JSON.stringify({ vanityGateway: { enabled: true } }),
+      placement: JSON.stringify({
+        nodeSelectors: { enabled: true, controlplane: { key: "pool", value: "cp" } },
+        tolerations: { enabled: true, all: [{ key: "dedicated", operator: "Exists" }] },
+      }),
+    });
+    for (const [r, k] of [
+      ["ratelimiter", "rateLimiter"],
+      ["vanity-gateway", "vanityGateway"],
+    ] as const) {
+      expect(val(r, placed)[k].nodeSelector).toEqual({ pool: "cp" });
+      expect(val(r, placed)[k].tolerations).toEqual([{ key: "dedicated", operator: "Exists" }]);
+    }
+  });
+
+  test("an empty per-type toleration list falls back to `all` (the stack's nvcf.tolerations helper)", () => {
+    const c = control({
+      placement: JSON.stringify({
+        tolerations: { enabled: true, all: [{ key: "a", operator: "Exists" }], cassandra: [] },
+      }),
+    });
+    expect(val("cassandra", c).cassandra.tolerations).toEqual([{ key: "a", operator: "Exists" }]);
+    const none = control({ placement: JSON.stringify({ tolerations: { enabled: true } }) });
+    expect(val("cassandra", none).cassandra.tolerations).toBeUndefined();
+  });
+
+  test("bundle 0.6.1 (docs/v0.6.1/manifest.md): images cassandra and ess-api, no seed discovery", () => {
+    const b061 = control({ bundleVersion: "0.6.1" });
+    expect(val("cassandra", b061).cassandra.image.repository).toBe(`${REPO}/cassandra`);
+    expect(val("cassandra", b061).cassandra.dynamicSeedDiscovery).toBeUndefined();
+    expect(val("ess-api", b061).ess.image.repository).toBe(`${REPO}/ess-api`);
+  });
+
+  test("bundle 0.7.0 gets the v0.7.0 stack's values", () => {
+    const old = control({ bundleVersion: "0.7.0" });
+    const c = val("cassandra", old).cassandra;
+    expect(c.image.repository).toBe(`${REPO}/bitnami-cassandra`);
+    expect(c.dynamicSeedDiscovery.image).toEqual({ registry: REG, repository: `${REPO}/bitnami-cassandra` });
+    expect(c.podDisruptionBudget).toBeUndefined();
+    expect(val("ess-api", old).ess.image.repository).toBe(`${REPO}/ess-api`);
+    expect(val("ess-api", control()).ess.image.repository).toBe(`${REPO}/nvcf-ess`);
+    const env = val("api", old).api.env;
+    expect(env.NVCF_REGISTRIES_NGC_CONTAINER_REGISTRY_URL).toBe("https://nvcr.io");
+    expect(Object.keys(env).filter((k) => k.startsWith("NVCF_REGISTRIES_"))).toHaveLength(14);
+    expect(
+      Object.keys(val("api", control()).api.env).filter((k) => k.startsWith("NVCF_REGISTRIES_")),
+    ).toEqual([]);
+    expect(val("openbao-server", old).openbao.server.ha).toBeUndefined();
+    // 0.7.0's router provisions its own PKI; no nvcf-pki release and no issuer choice.
+    const r = val("llm-request-router", llm(managed, { bundleVersion: "0.7.0" })).llmRequestRouter;
+    expect(r.pki).toMatchObject({ enabled: true, allowedDomains: "nvcf.example.com" });
+    expect(r.service).toBeUndefined();
+    expect(val("api", llm(managed, { bundleVersion: "0.7.0" })).api.remoteConfig).toBeUndefined();
   });
 });
 
@@ -295,7 +633,7 @@ describe("a change to one service's settings changes only that release", () => {
   });
 });
 
-describe("compute-plane values (spec §2.5-§2.7)", () => {
+describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-operator 1.14.0 / 1.21.3)", () => {
   const inputs: ComputeInputs = {
     imageRegistry: REG,
     imageRepository: REPO,
@@ -310,9 +648,17 @@ describe("compute-plane values (spec §2.5-§2.7)", () => {
     revalHost: "reval.nvcf.example.com",
     natsHost: "nats.nvcf.example.com",
   };
+  const ALL = JSON.stringify({
+    kaiScheduler: { enabled: true },
+    groveOperator: { enabled: true },
+    dynamoOperator: { enabled: true },
+    topologyAwareScheduling: { enabled: true },
+  });
+  const op = (over: Record<string, string> = {}, inp: ComputeInputs = inputs) =>
+    nvcaOperatorValues(compute(over), inp) as V;
 
-  test("operator values carry the registration identity where the chart reads it", () => {
-    const v = nvcaOperatorValues(compute(), inputs) as V;
+  test("0.8.0 operator values carry the registration identity and the stack's pins where the chart reads them", () => {
+    const v = op();
     expect(v).toMatchObject({
       clusterID: "c-1",
       clusterGroupID: "g-1",
@@ -321,51 +667,301 @@ describe("compute-plane values (spec §2.5-§2.7)", () => {
       generateImagePullSecret: false,
       ngcConfig: { clusterSource: "self-managed" },
       image: { repository: `${REG}/${REPO}/nvca-operator`, tag: "3.2.7", pullPolicy: "IfNotPresent" },
-      nvcaImage: { repositoryOverride: `${REG}/${REPO}/nvca` },
+      nvcaImage: { repositoryOverride: `${REG}/${REPO}/nvca`, pullPolicy: "IfNotPresent" },
       imagePullSecrets: [{ name: "nvcr-pull-secret" }],
-      webhookConfig: { imageConfig: { pullPolicy: "IfNotPresent" } },
     });
     expect(v.selfManaged).toMatchObject({
-      identitySource: "psat",
-      region: "eu-north-1",
+      nvcaVersion: "3.2.7",
       icmsServiceURL: "http://gw.example.com",
       icmsServiceHostHeaderOverride: "sis.nvcf.example.com",
       revalServiceHostHeaderOverride: "reval.nvcf.example.com",
       natsHostOverride: "nats.nvcf.example.com",
+      otelCollector: { enabled: true, imageTag: "0.157.9" },
       imageCredHelper: { imageRepository: `${REG}/${REPO}/nvcf-image-credential-helper` },
       sharedStorage: { imageRepository: `${REG}/${REPO}/samba` },
     });
+  });
+
+  test("on purpose: the region goes to selfManaged.region and the NCA id only to ncaID (the keys the chart reads)", () => {
+    const v = op();
+    expect(v.selfManaged.region).toBe("eu-north-1");
     expect(v.region).toBeUndefined();
     expect(v.ncaId).toBeUndefined();
   });
 
-  test("host-header overrides can be turned off; user values cannot re-enable generateImagePullSecret silently", () => {
-    const v = nvcaOperatorValues(compute({ nvcaOperator: '{"hostHeaderOverrides": false}' }), inputs) as V;
-    expect(v.selfManaged.icmsServiceHostHeaderOverride).toBeUndefined();
+  test("on purpose: keys no helm-nvca-operator template or values.yaml has are not sent", () => {
+    // NVIDIA's stack sends selfManaged.identitySource and webhookConfig.imageConfig.pullPolicy; charts
+    // 1.14.0 and 1.21.3 read neither (their stand-ins refuse them).
+    for (const b of ["0.7.0", "0.8.0"]) {
+      const v = op({ bundleVersion: b });
+      expect(v.selfManaged.identitySource).toBeUndefined();
+      expect(v.webhookConfig).toBeUndefined();
+    }
   });
 
-  test("add-on kinds are allowed in the agent's validation policy", () => {
-    const v = computeValues(
-      "nvca-operator",
-      compute({ addons: '{"kaiScheduler": {"enabled": true}}' }),
-      inputs,
-    ) as V;
-    expect(v.agentConfig.mergeConfig).toContain("name: Default");
-    expect(v.agentConfig.mergeConfig).toContain("kind: PodGroup");
+  test("keys NVIDIA's template sends only when non-empty are left out when empty", () => {
+    const v = op({ pullSecret: '{"name": null}' }, { ...inputs, icmsHost: "", revalHost: "", natsHost: "" });
+    expect(v.imagePullSecrets).toBeUndefined();
+    for (const k of ["icmsServiceHostHeaderOverride", "revalServiceHostHeaderOverride", "natsHostOverride"])
+      expect(v.selfManaged[k]).toBeUndefined();
+    expect(v.tolerations).toBeUndefined();
+    expect(v.agent).toBeUndefined();
+    expect(v.nodeSelector).toBeUndefined();
   });
 
-  test("KAI default queues with unlimited quota (spec §4 row 9)", () => {
-    const v = computeValues(
-      "kai-scheduler",
-      compute({ addons: '{"kaiScheduler": {"enabled": true}}' }),
+  test("host-header overrides can be turned off", () => {
+    expect(
+      op({ nvcaOperator: '{"hostHeaderOverrides": false}' }).selfManaged.icmsServiceHostHeaderOverride,
+    ).toBeUndefined();
+  });
+
+  test("0.7.0 leaves image tags, NVCA version, collector tag and the pull-secret switches to chart 1.14.0", () => {
+    const v = op({
+      bundleVersion: "0.7.0",
+      addons: JSON.stringify({ groveOperator: { enabled: true }, dynamoOperator: { enabled: true } }),
+    });
+    expect(v.image).toEqual({ repository: `${REG}/${REPO}/nvca-operator`, pullPolicy: "IfNotPresent" });
+    expect(v.selfManaged.nvcaVersion).toBeUndefined();
+    expect(v.selfManaged.otelCollector).toEqual({ enabled: true });
+    expect(v.generateImagePullSecret).toBeUndefined();
+    expect(v.ngcConfig).toBeUndefined();
+    // The v0.7.0 compute stack adds no add-on types and neither the KAIScheduler nor the Dynamo gate.
+    expect(v.agentConfig).toBeUndefined();
+    expect(v.selfManaged.featureGateValues).not.toContain("DynamoOperatorSupport");
+  });
+
+  test("0.6.1 pins NVCA and the operator image at 3.0.3 (docs/user/manifest.md)", () => {
+    const v = op({ bundleVersion: "0.6.1" });
+    expect(v.image.tag).toBe("3.0.3");
+    expect(v.selfManaged.nvcaVersion).toBe("3.0.3");
+  });
+
+  test("a user tag wins over the bundle pin in every bundle", () => {
+    for (const b of ["0.6.1", "0.7.0", "0.8.0"]) {
+      const v = op({ bundleVersion: b, nvcaOperator: '{"imageTag": "9.9.9", "nvcaVersion": "9.9.8"}' });
+      expect([v.image.tag, v.selfManaged.nvcaVersion]).toEqual(["9.9.9", "9.9.8"]);
+    }
+  });
+
+  test("with every add-on, NVCA's validation policy lists the 12 kinds with the resource the chart requires", () => {
+    const v = computeValues("nvca-operator", compute({ addons: ALL }), inputs) as V;
+    const mc = yaml.load(v.agentConfig.mergeConfig) as V;
+    expect(mc.cluster.validationPolicy.name).toBe("Default");
+    const types = mc.cluster.validationPolicy.allowedExtraKubernetesTypes as V[];
+    expect(types).toHaveLength(12);
+    expect(types).toContainEqual({
+      group: "scheduling.run.ai",
+      version: "v2alpha2",
+      kind: "PodGroup",
+      resource: "podgroups",
+    });
+    expect(types).toContainEqual({
+      group: "scheduler.grove.io",
+      version: "v1alpha1",
+      kind: "PodGang",
+      resource: "podgangs",
+    });
+    expect(types).toContainEqual({
+      group: "nvidia.com",
+      version: "v1alpha1",
+      kind: "DynamoWorkerMetadata",
+      resource: "dynamoworkermetadatas",
+    });
+    // helm-nvca-operator's rbac_allowed_extra_types.yaml fails on an entry without `resource`.
+    for (const t of types) expect(t.resource).toMatch(/^[a-z]+s$/);
+  });
+
+  test("the user's own merge config is kept: its entries win, its policy name stays", () => {
+    const user =
+      "cluster:\n  validationPolicy:\n    name: Unrestricted\n    allowedExtraKubernetesTypes:\n      - {group: grove.io, version: v1alpha1, kind: PodClique, resource: custom}\nagent: {x: 1}\n";
+    const c = compute({
+      addons: JSON.stringify({ kaiScheduler: { enabled: true }, groveOperator: { enabled: true } }),
+      releaseValues: JSON.stringify({ "nvca-operator": { agentConfig: { mergeConfig: user } } }),
+    });
+    const mc = yaml.load(agentMergeConfig(c) ?? "") as V;
+    expect(mc.agent).toEqual({ x: 1 });
+    expect(mc.cluster.validationPolicy.name).toBe("Unrestricted");
+    const cliques = (mc.cluster.validationPolicy.allowedExtraKubernetesTypes as V[]).filter(
+      (t) => t.kind === "PodClique",
+    );
+    expect(cliques).toEqual([
+      { group: "grove.io", version: "v1alpha1", kind: "PodClique", resource: "custom" },
+    ]);
+    expect(mc.cluster.validationPolicy.allowedExtraKubernetesTypes).toHaveLength(5);
+  });
+
+  test("placement reaches every release; the operator's own selector and tolerations override it for the operator", () => {
+    const place = JSON.stringify({
+      nodeSelector: { key: "pool", value: "gpu" },
+      tolerations: [{ key: "gpu", operator: "Exists", effect: "NoSchedule" }],
+    });
+    const c = compute({ placement: place, addons: ALL });
+    const tol = [{ key: "gpu", operator: "Exists", effect: "NoSchedule" }];
+    const kai = computeValues("kai-scheduler", c, inputs) as V;
+    expect(kai.global.nodeSelector).toEqual({ pool: "gpu" });
+    expect(kai.global.tolerations).toEqual(tol);
+    const grove = computeValues("grove-operator", c, inputs) as V;
+    expect([grove.nodeSelector, grove.tolerations]).toEqual([{ pool: "gpu" }, tol]);
+    const dyn = computeValues("dynamo-operator", c, inputs) as V;
+    expect(
+      dyn["dynamo-operator"].controllerManager.affinity.nodeAffinity
+        .requiredDuringSchedulingIgnoredDuringExecution,
+    ).toEqual({
+      nodeSelectorTerms: [{ matchExpressions: [{ key: "pool", operator: "In", values: ["gpu"] }] }],
+    });
+    expect(dyn.nats.podTemplate.merge.spec).toEqual({ nodeSelector: { pool: "gpu" }, tolerations: tol });
+    expect(op({ placement: place })).toMatchObject({
+      nodeSelector: { key: "pool", value: "gpu" },
+      tolerations: tol,
+    });
+    const own = op({
+      placement: place,
+      nvcaOperator: '{"tolerations": [], "nodeSelector": {"key": "k", "value": "v"}}',
+    });
+    expect([own.nodeSelector, own.tolerations]).toEqual([{ key: "k", value: "v" }, undefined]);
+  });
+
+  test("KAI v0.16.7: placement strategy, actions and default queues at the chart's paths", () => {
+    const v = computeValues("kai-scheduler", compute({ addons: ALL }), inputs) as V;
+    expect(v.scheduler).toMatchObject({
+      placementStrategy: "binpack",
+      plugins: { nodeplacement: { arguments: { gpu: "binpack", cpu: "spread" } } },
+      actions: { preempt: { enabled: false }, consolidation: { enabled: false } },
+    });
+    const unlimited = { quota: -1, limit: -1, overQuotaWeight: 1 };
+    expect(v.defaultQueue).toEqual({
+      createDefaultQueue: true,
+      parentName: "default-parent-queue",
+      childName: "default-queue",
+      parentResources: { cpu: unlimited, gpu: unlimited, memory: unlimited },
+      childResources: { cpu: unlimited, gpu: unlimited, memory: unlimited },
+    });
+    expect(v.global.securityContext).toEqual({
+      runAsUser: 10000,
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+    });
+    expect(v.global.imagePullSecrets).toEqual([{ name: "nvcr-pull-secret" }]);
+    expect(v.scheduler.resources.requests).toEqual({ cpu: "500m", memory: "3Gi" });
+  });
+
+  test("images: upstream registries unless a mirror is set (KAI global.registry, Grove and Dynamo repositories)", () => {
+    const plain = compute({ addons: ALL });
+    expect((computeValues("kai-scheduler", plain, inputs) as V).global.registry).toBeUndefined();
+    expect((computeValues("grove-operator", plain, inputs) as V).image.repository).toBe(
+      "ghcr.io/ai-dynamo/grove/grove-operator",
+    );
+    expect(
+      (computeValues("dynamo-operator", plain, inputs) as V)["dynamo-operator"].controllerManager.manager
+        .image.repository,
+    ).toBe("nvcr.io/nvidia/ai-dynamo/kubernetes-operator");
+    const m = "mirror.example.com/3p";
+    const mirrored = compute({
+      addons: JSON.stringify({
+        kaiScheduler: { enabled: true, imageRegistry: `${m}/kai` },
+        groveOperator: { enabled: true, imageRegistry: `${m}/grove` },
+        dynamoOperator: {
+          enabled: true,
+          imageRegistry: `${m}/dynamo`,
+          natsImageRegistry: "mirror.example.com",
+        },
+      }),
+      nvcaOperator: JSON.stringify({
+        otelCollectorImageRepository: `${m}/otel`,
+        byooOtelCollectorImageRepository: `${m}/byoo`,
+      }),
+    });
+    expect((computeValues("kai-scheduler", mirrored, inputs) as V).global.registry).toBe(`${m}/kai`);
+    const g = computeValues("grove-operator", mirrored, inputs) as V;
+    expect(g.image.repository).toBe(`${m}/grove/grove-operator`);
+    expect(g.crdInstaller).toEqual({ enabled: true, image: { repository: `${m}/grove/grove-install-crds` } });
+    expect(g.deployment.env).toEqual([
+      { name: "GROVE_INIT_CONTAINER_IMAGE", value: `${m}/grove/grove-initc` },
+    ]);
+    const d = computeValues("dynamo-operator", mirrored, inputs) as V;
+    expect(d["dynamo-operator"].controllerManager.manager.image.repository).toBe(
+      `${m}/dynamo/kubernetes-operator`,
+    );
+    expect([d.nats.container.image.registry, d.nats.reloader.image.registry]).toEqual([
+      "mirror.example.com",
+      "mirror.example.com",
+    ]);
+    const o = nvcaOperatorValues(mirrored, inputs) as V;
+    expect(o.selfManaged.otelCollector.imageRepository).toBe(`${m}/otel`);
+    expect(o.agent.byooOtelCollector.imageRepository).toBe(`${m}/byoo`);
+  });
+
+  test("Grove: operator settings under config.*, tag per bundle, topology only with the 0.8.0 toggle", () => {
+    const g8 = computeValues("grove-operator", compute({ addons: ALL }), inputs) as V;
+    expect(g8.image.tag).toBe("v0.1.0-alpha.11");
+    expect(g8.config.topologyAwareScheduling).toEqual({ enabled: true });
+    expect(g8.config.leaderElection.resourceName).toBe("grove-operator-leader-election");
+    expect(g8.config.server.webhooks).toEqual({
+      port: 9443,
+      certProvisionMode: "auto",
+      secretName: "grove-webhook-server-cert",
+    });
+    expect(g8).toMatchObject({ webhookServerSecret: { enabled: false }, crdInstaller: { enabled: true } });
+    expect(g8.topologyAwareScheduling).toBeUndefined();
+    const g7 = computeValues(
+      "grove-operator",
+      compute({
+        bundleVersion: "0.7.0",
+        addons: JSON.stringify({ groveOperator: { enabled: true, network: { autoMNNVLEnabled: true } } }),
+      }),
       inputs,
     ) as V;
-    expect(v.defaultQueue.parent.name).toBe("default-parent-queue");
-    expect(v.defaultQueue.child.resources.gpu).toEqual({ quota: -1, limit: -1, overQuotaWeight: 1 });
+    expect(g7.image.tag).toBe("v0.1.0-alpha.9");
+    expect(g7.config.topologyAwareScheduling).toBeUndefined();
+    expect(g7.config.network).toEqual({ autoMNNVLEnabled: true });
+  });
+
+  test("Dynamo: the umbrella's switches under global.*; on purpose JetStream, resources and metrics at the read paths", () => {
+    const d = computeValues("dynamo-operator", compute({ addons: ALL }), inputs) as V;
+    expect(d.global).toEqual({
+      nats: { install: true },
+      etcd: { enabled: false, install: false },
+      grove: { enabled: true, install: false },
+      "kai-scheduler": { enabled: false, install: false },
+    });
+    expect([d.grove, d.kaiScheduler, d.etcd]).toEqual([undefined, undefined, undefined]);
+    // nats-io's chart reads JetStream under config.jetstream; NVIDIA's nats.jetstream is ignored by it.
+    expect(d.nats.config.jetstream).toEqual({
+      enabled: true,
+      fileStore: { enabled: true, pvc: { enabled: true } },
+    });
+    expect(d.nats.jetstream).toBeUndefined();
+    expect(d["dynamo-operator"]).toMatchObject({
+      upgradeCRD: true,
+      webhook: { failurePolicy: "Fail", certManager: { enabled: false } },
+      namespaceRestriction: { enabled: false },
+      metricsService: { enabled: true },
+    });
+    expect(d.metricsService).toBeUndefined();
+    expect(d["dynamo-operator"].controllerManager.manager.resources).toEqual({
+      limits: { memory: "2Gi" },
+      requests: { cpu: "512m", memory: "1Gi" },
+    });
+    expect(d["dynamo-operator"].controllerManager.resources).toBeUndefined();
+  });
+
+  test("topology chart: kaiScheduler.enabled / groveOperator.enabled and levels[].nodeLabel", () => {
+    const c = compute({ addons: ALL });
+    const levels = [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }];
+    expect(computeValues("nvcf-kai-topology", c, inputs)).toEqual({
+      topologies: [{ name: "nvcf-mnnvl-topology", levels }],
+      kaiScheduler: { enabled: true },
+      groveOperator: { enabled: false },
+    });
+    expect(computeValues("nvcf-grove-topology", c, inputs)).toMatchObject({
+      kaiScheduler: { enabled: false },
+      groveOperator: { enabled: true },
+    });
   });
 });
 
-describe("feature gates (spec §2.6)", () => {
+describe("feature gates (02-nvca featureGateValues helper)", () => {
   const DEFAULTS = [
     "DynamicGPUDiscovery",
     "InfraResourceOverhead",
@@ -377,7 +973,7 @@ describe("feature gates (spec §2.6)", () => {
   test("defaults filled, BYOObservability with the compute profile", () => {
     expect(featureGates(compute())).toEqual([...DEFAULTS, "BYOObservability"]);
   });
-  test("user gates first, no duplicates, -Gate removes a default", () => {
+  test("user gates first, no duplicates; on purpose a -Gate entry removes the default and is not passed on", () => {
     expect(
       featureGates(
         compute({
@@ -391,7 +987,7 @@ describe("feature gates (spec §2.6)", () => {
       ...DEFAULTS.filter((g) => g !== "DynamicGPUDiscovery" && g !== "InfraResourceOverhead"),
     ]);
   });
-  test("KAIScheduler only with KAI, DynamoOperatorSupport with Dynamo", () => {
+  test("0.8.0: KAIScheduler only with KAI, DynamoOperatorSupport with Dynamo, after the defaults", () => {
     expect(featureGates(compute())).not.toContain("KAIScheduler");
     const all = featureGates(
       compute({
@@ -399,8 +995,17 @@ describe("feature gates (spec §2.6)", () => {
           '{"kaiScheduler": {"enabled": true}, "groveOperator": {"enabled": true}, "dynamoOperator": {"enabled": true}}',
       }),
     );
-    expect(all).toContain("KAIScheduler");
-    expect(all).toContain("DynamoOperatorSupport");
+    expect(all).toEqual([...DEFAULTS, "BYOObservability", "KAIScheduler", "DynamoOperatorSupport"]);
+  });
+  test("0.7.0: Dynamo on adds no gate (the v0.7.0 helper knows only BYOObservability)", () => {
+    expect(
+      featureGates(
+        compute({
+          bundleVersion: "0.7.0",
+          addons: '{"groveOperator": {"enabled": true}, "dynamoOperator": {"enabled": true}}',
+        }),
+      ),
+    ).toEqual([...DEFAULTS, "BYOObservability"]);
   });
   test("the operator values carry the list", () => {
     expect(

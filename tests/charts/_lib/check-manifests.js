@@ -1,6 +1,10 @@
-// Reads a rendered multi-document manifest on stdin; checks every object carries the stand-in label,
-// that no Namespace / PersistentVolumeClaim / volumeClaimTemplates / webhook configuration is rendered.
-// Usage: helm template ... | node check-manifests.js <chart>
+// Reads a rendered multi-document manifest on stdin and checks what a stand-in must hold to run on the local
+// kwok clusters: every object (and pod template) carries the stand-in label, has apiVersion/kind/name, no
+// Namespace is rendered (the program owns namespaces; Helm runs with createNamespace off), and every admission
+// webhook has failurePolicy Ignore (nothing serves a webhook on kwok, so Fail would block the API).
+// Volume claims (PersistentVolumeClaim, volumeClaimTemplates) are allowed: the local clusters bind them
+// (default StorageClass, scripts/cluster.sh), and stand-ins render the claims the real charts render.
+// Usage: helm template ... | node check-manifests.js <chart>      (exit 1 and one line per problem on failure)
 const path = require("path");
 const yaml = require(require.resolve("js-yaml", { paths: [path.resolve(__dirname, "../../.."), process.cwd()] }));
 const chart = process.argv[2] || "?";
@@ -16,9 +20,10 @@ process.stdin.on("end", () => {
     if (!doc.apiVersion || !doc.kind || !doc.metadata || !doc.metadata.name) problems.push(`${id}: missing apiVersion/kind/name`);
     const labels = (doc.metadata && doc.metadata.labels) || {};
     if (labels["nvcf.stand-in"] !== "true") problems.push(`${id}: no nvcf.stand-in="true" label`);
-    if (["Namespace", "PersistentVolumeClaim", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"].includes(doc.kind))
-      problems.push(`${id}: kind not allowed in stand-ins`);
-    if (doc.spec && doc.spec.volumeClaimTemplates) problems.push(`${id}: volumeClaimTemplates (kwok has no storage)`);
+    if (doc.kind === "Namespace") problems.push(`${id}: kind not allowed in stand-ins (the program creates namespaces)`);
+    if (["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"].includes(doc.kind))
+      for (const w of doc.webhooks || [])
+        if (w.failurePolicy !== "Ignore") problems.push(`${id}: webhook ${w.name} needs failurePolicy: Ignore on kwok`);
     const tpl = doc.spec && doc.spec.template;
     if (tpl && (!tpl.metadata || !tpl.metadata.labels || tpl.metadata.labels["nvcf.stand-in"] !== "true"))
       problems.push(`${id}: pod template without the stand-in label`);

@@ -111,7 +111,8 @@ resources:
 {{- end -}}
 
 {{- /*
-  One container. dict: name, image, [pullPolicy], [ports list of {name,port}], [env], [extraEnv list], [args list]
+  One container. dict: name, image, [pullPolicy], [ports list of {name,port}], [env], [extraEnv list], [args list],
+  [resources] (map; when non-empty rendered as given, else the tiny fixed resources)
 */ -}}
 {{- define "standin.container" -}}
 - name: {{ .name }}
@@ -148,7 +149,12 @@ resources:
   volumeMounts:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+  {{- if .resources }}
+  resources:
+    {{- toYaml .resources | nindent 4 }}
+  {{- else }}
   {{- include "standin.resources" . | nindent 2 }}
+  {{- end }}
 {{- end -}}
 
 {{- /*
@@ -405,7 +411,8 @@ subjects:
   dict: root, v (the chart's values key map), key (its name, for messages), kind (default Deployment),
         name (workload name), app (selector name), container (container name), defaultTag,
         ports (container ports), services (list of {name, ports, headless?}),
-        [extraEnv] (list), [annotations] (map), [podAnnotations], [serviceAccountName],
+        [extraEnv] (list), [annotations] (map), [podAnnotations] (merged over the values' podAnnotations), [serviceAccountName],
+        [realResources] (true: the container gets the values' `resources`, as the real chart renders them),
         [securityContext], [replicas] (override)
 */ -}}
 {{- define "standin.nvcfService" -}}
@@ -417,11 +424,11 @@ subjects:
 {{- include "standin.workload" (dict
     "root" .root "kind" (.kind | default "Deployment") "name" .name "app" .app "replicas" $replicas
     "serviceName" .serviceName
-    "containers" (list (dict "name" .container "image" $img "pullPolicy" ($v.image | default dict).pullPolicy "ports" .ports "env" $v.env "extraEnv" .extraEnv))
+    "containers" (list (dict "name" .container "image" $img "pullPolicy" ($v.image | default dict).pullPolicy "ports" .ports "env" $v.env "extraEnv" .extraEnv "resources" (ternary ($v.resources | default dict) dict (.realResources | default false))))
     "pullSecrets" $v.imagePullSecrets "nodeSelector" $v.nodeSelector "tolerations" $v.tolerations
     "affinity" $v.affinity "securityContext" (.securityContext | default $v.podSecurityContext)
     "serviceAccountName" .serviceAccountName
-    "annotations" $ann "podAnnotations" (merge (dict) ($v.podAnnotations | default dict)) "podLabels" $v.podLabels) }}
+    "annotations" $ann "podAnnotations" (merge (dict) ($v.podAnnotations | default dict) (.podAnnotations | default dict)) "podLabels" $v.podLabels) }}
 {{- range .services }}
 ---
 {{ include "standin.service" (dict "root" $.root "name" .name "app" $.app "ports" .ports "headless" .headless) }}

@@ -1,31 +1,47 @@
-{{- define "nvca.name" -}}{{ .Values.fullnameOverride | default "nvca-operator" | trunc 63 | trimSuffix "-" }}{{- end -}}
-{{- define "nvca.selfManaged" -}}{{ if eq (toString ((.Values.ngcConfig | default dict).clusterSource)) "self-managed" }}true{{ end }}{{- end -}}
-{{- /* Validations shared by all templates (fails early with a clear message). */ -}}
+{{- /* Release fullname (fullnameOverride, default nvca-operator in the chart's values). */ -}}
+{{- define "nvca.name" -}}
+{{- if .Values.fullnameOverride }}{{ .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}{{ $n := .Values.nameOverride | default .Chart.Name }}{{ ternary .Release.Name (printf "%s-%s" .Release.Name $n) (contains $n .Release.Name) | trunc 63 | trimSuffix "-" }}{{ end -}}
+{{- end -}}
+
+{{- define "nvca.saName" -}}
+{{- if .Values.serviceAccount.create }}{{ .Values.serviceAccount.name | default (include "nvca.name" .) }}{{ else }}{{ .Values.serviceAccount.name | default "default" }}{{ end -}}
+{{- end -}}
+
+{{- define "nvca.selfManaged" -}}{{ if eq (toString .Values.ngcConfig.clusterSource) "self-managed" }}true{{ end }}{{- end -}}
+
+{{- /* Operator image <repository>:<tag> (tag defaults to the chart version, as in the real chart). */ -}}
+{{- define "nvca.image" -}}{{ printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.Version | toString) }}{{- end -}}
+
+{{- /* Repositories the real chart derives when left empty. dict: repo, default (image.repository), name */ -}}
+{{- define "nvca.derivedRepo" -}}
+{{- if .repo }}{{ .repo }}{{ else if hasPrefix "stg.nvcr.io/nvidia/nvcf-byoc" .default }}stg.nvcr.io/nvidia/nvcf-byoc/{{ .name }}{{ else }}nvcr.io/nvidia/nvcf-byoc/{{ .name }}{{ end -}}
+{{- end -}}
+
+{{- /* Pod imagePullSecrets of the real chart: imagePullSecretName first, then imagePullSecrets[]. */ -}}
+{{- define "nvca.pullSecrets" -}}
+imagePullSecrets:
+  - name: {{ .Values.imagePullSecretName | default "nvca-operator-image-pull" | quote }}
+  {{- range .Values.imagePullSecrets }}
+  - name: {{ .name | quote }}
+  {{- end }}
+{{- end -}}
+
+{{- /* Render-time checks of the real chart. */ -}}
 {{- define "nvca.validate" -}}
-{{- $sm := .Values.selfManaged | default dict -}}
-{{- $_ := include "standin.image" (dict "image" .Values.image "path" "image" "defaultTag" "3.0.4") -}}
-{{- if include "nvca.selfManaged" . -}}
-{{- $_ := include "standin.requiredString" (dict "value" .Values.clusterID "path" "clusterID (self-managed: from the registration file)") -}}
-{{- $_ := include "standin.requiredString" (dict "value" .Values.clusterGroupID "path" "clusterGroupID (self-managed: from the registration file)") -}}
-{{- $_ := include "standin.requiredString" (dict "value" $sm.icmsServiceURL "path" "selfManaged.icmsServiceURL") -}}
-{{- $_ := include "standin.requiredString" (dict "value" $sm.revalServiceURL "path" "selfManaged.revalServiceURL") -}}
-{{- $_ := include "standin.requiredString" (dict "value" $sm.natsURL "path" "selfManaged.natsURL") -}}
-{{- $_ := include "standin.requiredString" (dict "value" ((.Values.nvcaImage | default dict).repositoryOverride) "path" "nvcaImage.repositoryOverride") -}}
-{{- $_ := include "standin.requiredString" (dict "value" (($sm.imageCredHelper | default dict).imageRepository) "path" "selfManaged.imageCredHelper.imageRepository") -}}
-{{- $_ := include "standin.requiredString" (dict "value" (($sm.sharedStorage | default dict).imageRepository) "path" "selfManaged.sharedStorage.imageRepository") -}}
-{{- if .Values.generateImagePullSecret }}{{ fail "generateImagePullSecret must be false when ngcConfig.clusterSource is self-managed: create the pull secret yourself and list it in imagePullSecrets" }}{{ end -}}
-{{- $fg := $sm.featureGateValues | default list -}}
-{{- if not (kindIs "slice" $fg) }}{{ fail "selfManaged.featureGateValues must be a list of strings" }}{{ end -}}
-{{- range $fg }}{{ if not (kindIs "string" .) }}{{ fail "selfManaged.featureGateValues must be a list of strings" }}{{ end }}{{ end -}}
-{{- else if .Values.generateImagePullSecret -}}
-{{- $_ := include "standin.requiredString" (dict "value" ((.Values.ngcConfig | default dict).serviceKey) "path" "ngcConfig.serviceKey (generateImagePullSecret)") -}}
+{{- if and (not .Values.generateImagePullSecret) (not .Values.imagePullSecretName) }}{{ fail "imagePullSecretName must be specified when generateImagePullSecret is false" }}{{ end -}}
+{{- if .Values.generateImagePullSecret }}{{ $_ := required "NGC service key is required to create a pull secret" .Values.ngcConfig.serviceKey }}{{ end -}}
+{{- $pdb := .Values.podDisruptionBudget -}}
+{{- if $pdb.enabled -}}
+{{- $min := $pdb.minAvailable | toString -}}{{- $max := $pdb.maxUnavailable | toString -}}
+{{- if and (ne $min "") (ne $max "") }}{{ fail "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both" }}{{ end -}}
+{{- if and (eq $min "") (eq $max "") }}{{ fail "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable" }}{{ end -}}
 {{- end -}}
-{{- $mc := (.Values.agentConfig | default dict).mergeConfig | default "" -}}
-{{- if $mc -}}
-{{- if not (kindIs "string" $mc) }}{{ fail "agentConfig.mergeConfig must be a YAML string" }}{{ end -}}
-{{- $parsed := fromYaml $mc -}}
-{{- if hasKey $parsed "Error" }}{{ fail (printf "agentConfig.mergeConfig is not valid YAML: %s" $parsed.Error) }}{{ end -}}
-{{- $vp := ((($parsed.cluster | default dict).validationPolicy) | default dict).name -}}
-{{- if and $vp (not (has $vp (list "Default" "Unrestricted"))) }}{{ fail (printf "agentConfig.mergeConfig cluster.validationPolicy.name must be Default or Unrestricted (got %q)" $vp) }}{{ end -}}
-{{- end -}}
+{{- $mc := dict -}}
+{{- with .Values.agentConfig.mergeConfig }}{{ $mc = fromYaml . }}{{ end -}}
+{{- if hasKey $mc "Error" }}{{ fail (printf "agentConfig.mergeConfig is not valid YAML: %s" $mc.Error) }}{{ end -}}
+{{- $wl := $mc.workload | default dict -}}
+{{- $tls := ((.Values.operatorConfig.workload | default dict).transportTLS | default dict) -}}
+{{- $bundle := or (eq (($wl.transportTLS | default dict).trustMode | default "") "bundle") (ne ((($tls.trustBundle | default dict).secretKeyRef | default dict).name | default "") "") -}}
+{{- if and ($wl.stargateQUICInsecure | default false) $bundle }}{{ fail "workload.stargateQUICInsecure=true cannot be used with workload.transportTLS.trustMode=bundle; set workload.stargateQUICInsecure=false or use trustMode=system" }}{{ end -}}
 {{- end -}}

@@ -1,0 +1,141 @@
+/**
+ * End to end, what a user sees for a bad config (issue 8, points 1 and 2): the real `pulumi` CLI
+ * (scripts/toolchain.sh, on PATH through scripts/env.sh) runs `pulumi preview` and `pulumi up` on a stack with
+ * several config problems, in a copy of the project with a fresh local file backend. The test asserts the exact
+ * lines printed (the formatted list: one line per problem, plain words, secrets redacted), that nothing else
+ * of the program's error is shown (no "unhandled exception", stack trace, object dump or colour codes: the
+ * output is a pipe, not a TTY), that preview and up print the same list, and that nothing was created.
+ *
+ * Needs no cluster: the program validates its config before it reads a kubeconfig or registers a resource,
+ * so KUBECONFIG points at a file that does not exist.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const ROOT = path.resolve(__dirname, "../..");
+const STACK = "dev-bad";
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-errors-"));
+const state = path.join(work, ".state");
+/** The Cassandra chart's built-in password (deploy/helm/cassandra/helm/values.yaml), refused everywhere. */
+const DEFAULT_PW = "ch@ng3m3";
+const PLAIN_KEY = "plain-text-sidecar-key";
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PULUMI_BACKEND_URL: `file://${state}`,
+  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
+  KUBECONFIG: path.join(work, "no-such-kubeconfig"),
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+
+function pulumi(args: string[], allowFail = false): SpawnSyncReturns<string> {
+  const r = spawnSync("pulumi", [...args, "--non-interactive"], {
+    cwd: work,
+    env,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  if (!allowFail && r.status !== 0)
+    throw new Error(`pulumi ${args.join(" ")} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/**
+ * The config commands a user typed, each with a mistake, on top of the embedded default `Pulumi.dev.yaml`
+ * (which validates on its own, tests/unit/config.test.ts).
+ */
+const MISTAKES: string[][] = [
+  ["--path", "nvcf:observability.profile", "everything"],
+  ["--path", "nvcf:cassandra.replicas", "0"],
+  ["--secret", "nvcf:cassandraPassword", DEFAULT_PW],
+  ["nvcf:sidecarRegistryKey", PLAIN_KEY],
+  ["nvcf:kubernetes.context", "kwok-nvcf-dev"], // without --path
+  ["--path", "nvcf:releaseValues.nvcf-ui.nvcfUi.replicaCount", "2"], // nvcf-ui is off in dev
+  ["--path", "nvcf:releaseValues.api.image.tag", "1.2.3"], // helm-nvcf-api reads only api.*
+  ["--path", "nvcf:releaseValues.cassandra.cassandra.serviceRolePassword", DEFAULT_PW],
+];
+
+/** The lines a user must see, in this order (after the engine's own `error: ` and indentation). */
+const EXPECTED = [
+  `stack "${STACK}" has 9 config problems; nothing was changed:`,
+  "  - nvcf:sidecarRegistryKey: expected a secret value, found a plain-text value. Fix: pulumi config set --secret nvcf:sidecarRegistryKey <value>",
+  '  - nvcf:observability.profile: expected one of "disabled", "control", "compute", "all", found "everything". Fix: pulumi config set --path nvcf:observability.profile <disabled|control|compute|all>',
+  "  - nvcf:cassandra.replicas: expected a whole number of at least 1, found 0. Fix: pulumi config set --path nvcf:cassandra.replicas <a whole number of at least 1>",
+  '  - nvcf:kubernetes.context: expected kubernetes as an object whose fields are set with --path, found a key literally named "kubernetes.context" (set without --path). Fix: pulumi config rm nvcf:kubernetes.context, then pulumi config set --path nvcf:kubernetes.context <value>',
+  '  - nvcf:releaseValues.api.image: expected keys under api (helm-nvcf-api reads its values only under api:), found a top-level "image", which the chart never reads. Fix: pulumi config rm --path nvcf:releaseValues.api.image, then set it as nvcf:releaseValues.api.api.image',
+  '  - nvcf:releaseValues.nvcf-ui: expected an override for a release this stack installs, found "nvcf-ui", which is off in this config (nvcf:addons.nvcfUi.enabled). Fix: pulumi config rm --path nvcf:releaseValues.nvcf-ui, or turn the release on (nvcf:addons.nvcfUi.enabled)',
+  "  - nvcf:releaseValues.cassandra.cassandra.serviceRolePassword: expected a Cassandra password other than the chart default, of at least 8 characters, found [secret] (the chart's default password). Fix: pulumi config rm --path nvcf:releaseValues.cassandra.cassandra.serviceRolePassword, and pulumi config set --secret nvcf:cassandraPassword <password> (it feeds both places), or leave both unset to have one generated",
+  // The engine masks every secret config value wherever it appears (here the default password itself).
+  "  - nvcf:cassandraPassword: expected a password other than the chart default, found [secret] (the chart's default password). Fix: pulumi config rm nvcf:cassandraPassword to have one generated, or set another with --secret",
+  "  - nvcf:releaseValues.cassandra.cassandra.serviceRolePassword: expected a secret value (a credential in releaseValues is stored in plain text otherwise), found a plain-text value. Fix: pulumi config set --secret --path nvcf:releaseValues.cassandra.cassandra.serviceRolePassword <value>, or better remove it and use nvcf:cassandraPassword (--secret)",
+];
+
+/**
+ * The program's error as the CLI's Diagnostics section shows it: the `error: ` line of the stack resource
+ * and the lines indented under it, with the engine's indentation removed.
+ */
+function diagnostics(out: string): string[] {
+  const all = out.split("\n");
+  const start = all.findIndex((l) => /^ {4}error: /.test(l));
+  if (start < 0) throw new Error(`no error in the Diagnostics:\n${out}`);
+  const block = [all[start].replace(/^ {4}error: /, "")];
+  for (const l of all.slice(start + 1)) {
+    if (!l.startsWith("      ")) break;
+    block.push(l.slice(4));
+  }
+  return block;
+}
+
+/** What must never be in the output: the old object dump, a stack trace, colour codes, a secret. */
+function expectClean(out: string) {
+  expect(out).not.toContain("\u001b[");
+  expect(out).not.toMatch(/unhandled exception|Running program|ConfigError|problems: \[|\{\s*key:/);
+  expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+  expect(out).not.toMatch(/Too small|Invalid input|>=1/);
+  expect(out).not.toContain(DEFAULT_PW);
+  expect(out).not.toContain(PLAIN_KEY);
+}
+
+beforeAll(() => {
+  for (const entry of fs.readdirSync(ROOT)) {
+    if ([".git", "node_modules", ".pulumi-state", "coverage"].includes(entry)) continue;
+    fs.cpSync(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
+  }
+  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"));
+  fs.mkdirSync(state, { recursive: true });
+  // The dev stack file keeps its encryption salt, so its secret registry key decrypts with the dev passphrase.
+  fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${STACK}.yaml`));
+  pulumi(["stack", "init", STACK]);
+  for (const args of MISTAKES) pulumi(["config", "set", "-s", STACK, ...args]);
+}, 120_000);
+
+afterAll(() => {
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+let previewOut = "";
+
+test("pulumi preview prints exactly the formatted list of every problem and fails", () => {
+  const r = pulumi(["preview", "-s", STACK], true);
+  previewOut = r.stdout + r.stderr;
+  expect(r.status).not.toBe(0);
+  expect(diagnostics(previewOut)).toEqual(EXPECTED);
+  expectClean(previewOut);
+}, 300_000);
+
+test("pulumi up prints the same list, fails, and creates nothing", () => {
+  const r = pulumi(["up", "--yes", "-s", STACK], true);
+  const out = r.stdout + r.stderr;
+  expect(r.status).not.toBe(0);
+  expect(diagnostics(out)).toEqual(EXPECTED);
+  if (previewOut) expect(diagnostics(out)).toEqual(diagnostics(previewOut));
+  expectClean(out);
+  const exported = JSON.parse(pulumi(["stack", "export", "-s", STACK]).stdout) as {
+    deployment: { resources?: unknown[] };
+  };
+  expect(exported.deployment.resources ?? []).toEqual([]);
+}, 300_000);

@@ -1,0 +1,116 @@
+/**
+ * The compute plane's teardown of helm-nvca-operator's cleanup finalizers (components/computePlane.ts
+ * `UNFINALIZE`), run against a fake kubectl that plays the API server: the chart (1.14.0 and 1.21.3,
+ * templates/role.yaml, role_binding.yaml, shutdown-sentinel.yaml) marks its ClusterRole, ClusterRoleBinding
+ * and shutdown-sentinel ConfigMap with `nvca.nvcf.nvidia.io/operator-cleanup`.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { OPERATOR_CLEANUP_FINALIZER, UNFINALIZE } from "../../components/computePlane";
+
+/**
+ * A fake kubectl over a JSON state file `{kind: {name: {finalizers: [], deleting: bool}}}`: `get <kind>
+ * -o go-template=…` prints `name state index` for objects carrying the finalizer (what the real template
+ * prints), `patch … --type=json -p` applies `test`+`remove`; every call is logged.
+ */
+const FAKE = `#!/usr/bin/env node
+const fs = require("fs");
+const st = JSON.parse(fs.readFileSync(process.env.FK_STATE, "utf8"));
+const a = process.argv.slice(2);
+fs.appendFileSync(process.env.FK_LOG, a.join(" ") + "\\n");
+while (a[0] === "--context" || a[0] === "--kubeconfig") a.splice(0, 2);
+const [verb, kind, name] = a;
+const objs = st[kind] || {};
+if (verb === "get") {
+  if (st.unreachable) process.exit(1);
+  // The release's uninstall starts deleting after the first look.
+  for (const o of Object.values(objs)) if (o.deleteAfterFirstGet) o.deleting = true;
+  fs.writeFileSync(process.env.FK_STATE, JSON.stringify(st));
+  for (const [n, o] of Object.entries(objs)) {
+    const i = o.finalizers.indexOf(process.env.NVCFP_FINALIZER);
+    if (i >= 0) process.stdout.write(n + " " + (o.deleting ? "terminating" : "live") + " " + i + "\\n");
+  }
+} else if (verb === "patch") {
+  const ops = JSON.parse(a[a.indexOf("-p") + 1]);
+  const o = objs[name];
+  const idx = Number(ops[0].path.split("/").pop());
+  if (o.finalizers[idx] !== ops[0].value) process.exit(1);
+  o.finalizers.splice(idx, 1);
+  fs.writeFileSync(process.env.FK_STATE, JSON.stringify(st));
+}
+`;
+
+function run(state: object, waitSeconds = 6) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unfinalize-"));
+  const kubectl = path.join(dir, "kubectl");
+  fs.writeFileSync(kubectl, FAKE, { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
+  const env = {
+    ...process.env,
+    FK_STATE: path.join(dir, "state.json"),
+    FK_LOG: path.join(dir, "log"),
+    NVCFP_KUBECTL: kubectl,
+    NVCFP_FINALIZER: OPERATOR_CLEANUP_FINALIZER,
+    NVCFP_NAMESPACE: "nvca-operator",
+    NVCFP_KUBE_CONTEXT: "kwok-nvcf-gpu-a",
+    NVCFP_KUBECONFIG: "",
+    NVCFP_WAIT_SECONDS: String(waitSeconds),
+  };
+  const r = spawnSync("/bin/bash", ["-c", UNFINALIZE], { env, encoding: "utf8" });
+  const after = JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8"));
+  const log = fs.existsSync(env.FK_LOG) ? fs.readFileSync(env.FK_LOG, "utf8") : "";
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, after, log };
+}
+
+const F = OPERATOR_CLEANUP_FINALIZER;
+const chartObjects = (deleting: boolean | "later") => ({
+  clusterrole: {
+    "nvca-operator": {
+      finalizers: [F],
+      deleting: deleting === true,
+      deleteAfterFirstGet: deleting === "later",
+    },
+  },
+  clusterrolebinding: {
+    "nvca-operator": {
+      finalizers: ["other/keep", F],
+      deleting: deleting === true,
+      deleteAfterFirstGet: deleting === "later",
+    },
+  },
+  configmap: {
+    "nvca-operator-shutdown-sentinel": {
+      finalizers: [F],
+      deleting: deleting === true,
+      deleteAfterFirstGet: deleting === "later",
+    },
+  },
+});
+
+describe("teardown of the operator's cleanup finalizers", () => {
+  test("once helm deletes them, only that finalizer goes from the ClusterRole, ClusterRoleBinding and sentinel", () => {
+    const r = run(chartObjects("later"));
+    expect(r.code).toBe(0);
+    expect(r.after.clusterrole["nvca-operator"].finalizers).toEqual([]);
+    expect(r.after.clusterrolebinding["nvca-operator"].finalizers).toEqual(["other/keep"]);
+    expect(r.after.configmap["nvca-operator-shutdown-sentinel"].finalizers).toEqual([]);
+    expect(r.log).toMatch(/get configmap -n nvca-operator/);
+    expect(r.log).toMatch(/--context kwok-nvcf-gpu-a/);
+  });
+
+  test("objects that are not being deleted are left alone, and the step fails naming the release", () => {
+    const r = run(chartObjects(false), 3);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/still not being deleted .* nvca-operator release uninstalled/);
+    expect(r.after.clusterrole["nvca-operator"].finalizers).toEqual([F]);
+    expect(r.log).not.toMatch(/patch/);
+  });
+
+  test("nothing left (or an unreachable cluster) is success", () => {
+    expect(run({}).code).toBe(0);
+    expect(run({ unreachable: true }).code).toBe(0);
+  });
+});
