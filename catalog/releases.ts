@@ -152,7 +152,11 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("0.38.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "metricsBackendInstall",
-    needs: [],
+    // Not a helmfile `needs`: the stack turns the chart's ServiceMonitor on, which fails to install before
+    // the monitoring.coreos.com CRDs exist (NVIDIA's stage-0 file runs both side by side).
+    needs: [
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
+    ],
     valuesKey: null,
     stateful: true,
     group: "observability",

@@ -24,17 +24,23 @@ export interface ComputePlaneArgs {
 }
 
 /**
- * The teardown step of the docs' uninstall (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Uninstalling" steps 1-2): delete every NVCFBackend,
- * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed.
+ * Shared start of the delete-time scripts: strict mode, a private temp dir, and `k`, kubectl aimed at this
+ * cluster (NVCFP_KUBECTL, with NVCFP_KUBECONFIG written to a 0600 file, or NVCFP_KUBE_CONTEXT).
  */
-const DRAIN = `set -euo pipefail
+const KUBECTL_PREAMBLE = `set -euo pipefail
 umask 077
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 args=()
 if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
 if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
 k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
-if k get crd nvcfbackends.nvcf.nvidia.io >/dev/null 2>&1; then
+`;
+
+/**
+ * The teardown step of the docs' uninstall (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Uninstalling" steps 1-2): delete every NVCFBackend,
+ * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed.
+ */
+const DRAIN = `${KUBECTL_PREAMBLE}if k get crd nvcfbackends.nvcf.nvidia.io >/dev/null 2>&1; then
   k delete nvcfbackends.nvcf.nvidia.io --all -n nvca-operator --timeout=120s --ignore-not-found
 fi
 for i in $(seq 1 "$NVCFP_DRAIN_SECONDS"); do
@@ -60,14 +66,7 @@ export const OPERATOR_CLEANUP_FINALIZER = "nvca.nvcf.nvidia.io/operator-cleanup"
  * finalizers untouched). An unreachable cluster counts as nothing left; objects still live after
  * `NVCFP_WAIT_SECONDS` fail the step (the uninstall did not happen).
  */
-export const UNFINALIZE = `set -euo pipefail
-umask 077
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-args=()
-if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
-if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
-k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
-tpl='{{range .items}}{{$n := .metadata.name}}{{$t := "live"}}{{if .metadata.deletionTimestamp}}{{$t = "terminating"}}{{end}}{{range $i, $f := .metadata.finalizers}}{{if eq $f "'"$NVCFP_FINALIZER"'"}}{{$n}} {{$t}} {{$i}}{{"\\n"}}{{end}}{{end}}{{end}}'
+export const UNFINALIZE = `${KUBECTL_PREAMBLE}tpl='{{range .items}}{{$n := .metadata.name}}{{$t := "live"}}{{if .metadata.deletionTimestamp}}{{$t = "terminating"}}{{end}}{{range $i, $f := .metadata.finalizers}}{{if eq $f "'"$NVCFP_FINALIZER"'"}}{{$n}} {{$t}} {{$i}}{{"\\n"}}{{end}}{{end}}{{end}}'
 deadline=$((SECONDS + NVCFP_WAIT_SECONDS))
 while :; do
   live=0

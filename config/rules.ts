@@ -521,6 +521,22 @@ export function llmManagesIssuer(cfg: ControlPlaneConfig): boolean {
   );
 }
 
+/**
+ * Add-ons switched on that the bundle's stack does not ship. Input: `[on, release, config key]` triples and
+ * the bundle. Output: one problem per such add-on, naming its switch and the bundles that ship it
+ * (docs/upstream-facts.md §5.2).
+ */
+function addonsNotInBundle(addons: readonly [boolean, string, string][], bundle: BundleVersion): Problem[] {
+  return addons
+    .filter(([on, rel]) => on && releaseSpec(rel).versions[bundle] === undefined)
+    .map(([, rel, key]) => ({
+      key: K(key),
+      expected: `false: NVCF bundle ${bundle} does not ship ${rel}`,
+      found: "true",
+      fix: `turn it off or set nvcf:bundleVersion to ${Object.keys(releaseSpec(rel).versions).join(" or ")}`,
+    }));
+}
+
 /** Rules of the control-plane stack (docs/upstream-facts.md §1.5, §1.9, §4). Returns every problem found. */
 export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
@@ -685,14 +701,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
     [cfg.addons.nvcfUi.enabled, "nvcf-ui", "addons.nvcfUi.enabled"],
     [cfg.addons.vanityGateway.enabled, "vanity-gateway", "addons.vanityGateway.enabled"],
   ];
-  for (const [on, rel, key] of addonReleases)
-    if (on && releaseSpec(rel).versions[bundle] === undefined)
-      add(
-        key,
-        `false: NVCF bundle ${bundle} does not ship ${rel}`,
-        "true",
-        `turn it off or set nvcf:bundleVersion to ${Object.keys(releaseSpec(rel).versions).join(" or ")}`,
-      );
+  out.push(...addonsNotInBundle(addonReleases, bundle));
 
   out.push(...observabilityRules(cfg));
   out.push(...llmRules(cfg));
@@ -801,14 +810,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
     [a.groveOperator.enabled, "grove-operator", "addons.groveOperator.enabled"],
     [a.dynamoOperator.enabled, "dynamo-operator", "addons.dynamoOperator.enabled"],
   ];
-  for (const [on, rel, key] of addonReleases)
-    if (on && releaseSpec(rel).versions[bundle] === undefined)
-      add(
-        key,
-        `false: NVCF bundle ${bundle} does not ship ${rel}`,
-        "true",
-        `turn it off or set nvcf:bundleVersion to ${Object.keys(releaseSpec(rel).versions).join(" or ")}`,
-      );
+  out.push(...addonsNotInBundle(addonReleases, bundle));
   // Grove schedules through KAI where the bundle ships KAI (0.8.0); the 0.7.0 stack installs Grove alone.
   const kaiShipped = releaseSpec("kai-scheduler").versions[bundle] !== undefined;
   if (a.groveOperator.enabled && !a.kaiScheduler.enabled && kaiShipped)

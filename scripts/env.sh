@@ -23,6 +23,9 @@ export PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=true
 # for, not whatever pulumi-resource-* happens to be on PATH (the bin dir holds them too).
 # The nodejs language host is still found next to the pulumi binary.
 export PULUMI_IGNORE_AMBIENT_PLUGINS=true
+# The embedded language host predates Pulumi.yaml's runtime.options.tsconfig: name the same file here, so the
+# program runs transpile-only (tsconfig.pulumi.json; type checking stays in scripts/test.sh).
+export PULUMI_NODEJS_TSCONFIG_PATH=tsconfig.pulumi.json
 
 if ! bash "$_nvcf_root/scripts/toolchain.sh" --check; then
   echo "env.sh: toolchain not (fully) built in $NVCF_TOOLCHAIN_BIN; run: bash scripts/toolchain.sh" >&2

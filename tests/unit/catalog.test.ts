@@ -91,6 +91,9 @@ const SPEC_EDGES: Record<string, string[]> = Object.fromEntries(
     if (KEYSPACE_OWNERS.includes(r)) all.add("cassandra");
     // The router's Certificate names ClusterIssuer nvcf-openbao-pki, which the nvcf-pki release creates.
     if (r === "llm-request-router") all.add("nvcf-pki");
+    // victoria-metrics-single renders a ServiceMonitor (server.serviceMonitor.enabled, which the stack turns on):
+    // a monitoring.coreos.com kind, so the CRDs must be installed first.
+    if (r === "victoria-metrics") all.add("prometheus-operator-crds");
     return [r, [...all]];
   }),
 );

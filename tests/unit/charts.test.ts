@@ -104,6 +104,26 @@ function pooled(cmd: () => string, args: () => string[], input?: () => string, f
 
 const helmRun = (args: () => string[]) => pooled(() => helm, args);
 
+/** `helm template <release> <chart dir> -n <namespace>` at the clusters' Kubernetes version, values files first. */
+const templateArgs = (
+  release: string,
+  dir: string,
+  namespace: string,
+  valuesFile: string,
+  ...extra: string[]
+) => [
+  "template",
+  release,
+  dir,
+  "--namespace",
+  namespace,
+  "--kube-version",
+  KUBE_VERSION,
+  "-f",
+  valuesFile,
+  ...extra,
+];
+
 // Tests await results of a shared queue: allow for a slow (busy) machine.
 jest.setTimeout(300_000);
 
@@ -179,17 +199,7 @@ describe("stand-in charts: schema, lint and template with ci/full-values.yaml", 
       "-f",
       full,
     ]);
-    const rendered = helmRun(() => [
-      "template",
-      release,
-      c.path,
-      "--namespace",
-      namespace,
-      "--kube-version",
-      KUBE_VERSION,
-      "-f",
-      full,
-    ]);
+    const rendered = helmRun(() => templateArgs(release, c.path, namespace, full));
     const checked = rendered.then((r) =>
       r.code !== 0
         ? r
@@ -362,18 +372,9 @@ describe("negative cases (tests/charts/_lib/negative-cases.txt): the chart refus
       parseError = (e as Error).message;
     }
     const run = c
-      ? helmRun(() => [
-          "template",
-          release,
-          c.path,
-          "--namespace",
-          namespace,
-          "--kube-version",
-          KUBE_VERSION,
-          "-f",
-          path.join(c.path, "ci/full-values.yaml"),
-          ...extra,
-        ])
+      ? helmRun(() =>
+          templateArgs(release, c.path, namespace, path.join(c.path, "ci/full-values.yaml"), ...extra),
+        )
       : Promise.resolve({ code: 0, out: "" });
 
     test(`line ${nc.line}: release ${release} (chart ${nc.chart}) refuses [${nc.args}] with /${nc.want}/`, async () => {
@@ -550,7 +551,7 @@ describe("the program's values pass the stand-in charts' schemas", () => {
     const releases = valuesOf(sc);
     if (releases instanceof Error) {
       test(`${sc.label}: the config is valid`, () => {
-        // A new Error: ConfigError's own `stack` field would hide its message in Jest's report.
+        // Prefixed with the scenario, so the report says which configuration was refused.
         throw new Error(`${sc.label}: ${releases.message}`);
       });
       continue;
@@ -562,17 +563,7 @@ describe("the program's values pass the stand-in charts' schemas", () => {
       const run = c
         ? helmRun(() => {
             fs.writeFileSync(file, JSON.stringify(r.values));
-            return [
-              "template",
-              name,
-              c.path,
-              "--namespace",
-              namespace,
-              "--kube-version",
-              KUBE_VERSION,
-              "-f",
-              file,
-            ];
+            return templateArgs(name, c.path, namespace, file);
           })
         : Promise.resolve({ code: 0, out: "" });
       test(`${sc.label}: release ${name} renders chart ${r.chart} ${r.version} (${c ? c.dir : "no stand-in"}) with the program's values`, async () => {
