@@ -61,10 +61,10 @@ export const OPERATOR_CLEANUP_FINALIZER = "nvca.nvcf.nvidia.io/operator-cleanup"
  * ClusterRoleBinding and the `nvca-operator-shutdown-sentinel` ConfigMap with
  * `nvca.nvcf.nvidia.io/operator-cleanup`; only a running operator removes it, and `helm uninstall` deletes the
  * operator's Deployment together with them, so they stay Terminating (and the nvca-operator namespace with
- * them). Runs on delete, alongside the operator release's uninstall: it waits until every such object is
- * being deleted (or gone), then removes that one finalizer (a JSON patch guarded by a `test` op, other
- * finalizers untouched). An unreachable cluster counts as nothing left; objects still live after
- * `NVCFP_WAIT_SECONDS` fail the step (the uninstall did not happen).
+ * them). The watcher waits until every such object is being deleted (or gone), then removes that one finalizer
+ * (a JSON patch guarded by a `test` op, other finalizers untouched). An unreachable cluster counts as nothing
+ * left; objects still live after `NVCFP_WAIT_SECONDS` end it with an error in its log (the uninstall did not
+ * happen).
  */
 export const UNFINALIZE = `${KUBECTL_PREAMBLE}tpl='{{range .items}}{{$n := .metadata.name}}{{$t := "live"}}{{if .metadata.deletionTimestamp}}{{$t = "terminating"}}{{end}}{{range $i, $f := .metadata.finalizers}}{{if eq $f "'"$NVCFP_FINALIZER"'"}}{{$n}} {{$t}} {{$i}}{{"\\n"}}{{end}}{{end}}{{end}}'
 deadline=$((SECONDS + NVCFP_WAIT_SECONDS))
@@ -90,6 +90,18 @@ while :; do
   fi
   sleep 2
 done
+`;
+
+/**
+ * The delete step of the finalizer watcher. Helm's uninstall of the operator waits until its objects are gone,
+ * so the watcher cannot be a step that runs after it, and Pulumi deletes steps one dependency level at a time;
+ * the step is therefore deleted just before the operator release and starts `UNFINALIZE` detached (own session,
+ * output in a log file, no inherited pipes), so it outlives the step and strips the finalizers while helm
+ * uninstalls. Prints the watcher's pid and log path.
+ */
+export const START_UNFINALIZE = `log="\${TMPDIR:-/tmp}/nvcf-operator-finalizers-$NVCFP_CLUSTER.log"
+setsid bash -c "$NVCFP_UNFINALIZE_SCRIPT" </dev/null >"$log" 2>&1 &
+echo "watching the nvca-operator uninstall for $NVCFP_FINALIZER finalizers (pid $!, log $log)"
 `;
 
 /**
@@ -155,27 +167,6 @@ export class ComputePlane extends pulumi.ComponentResource {
     );
     this.inotifyNodes = tuner.scheduled;
 
-    // Deleted in the same step as the operator release (the drain below depends on both), after its
-    // dependents and before the namespaces: removes the operator's cleanup finalizers once helm deletes them.
-    const unfinalize = new command.local.Command(
-      `${name}-operator-finalizers`,
-      {
-        create: "true",
-        delete: 'eval "$NVCFP_UNFINALIZE_SCRIPT"',
-        interpreter: ["/bin/bash", "-c"],
-        environment: {
-          NVCFP_UNFINALIZE_SCRIPT: UNFINALIZE,
-          NVCFP_FINALIZER: OPERATOR_CLEANUP_FINALIZER,
-          NVCFP_NAMESPACE: "nvca-operator",
-          NVCFP_KUBECTL: cfg.kubectlPath,
-          NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
-          NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
-          NVCFP_WAIT_SECONDS: String(cfg.charts.timeoutSeconds + 120),
-        },
-      },
-      { parent: this, dependsOn: [namespaces] },
-    );
-
     const source = { config: cfg.charts, password: args.chartRegistryPassword };
     for (const r of releases) {
       const ns = "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
@@ -199,6 +190,28 @@ export class ComputePlane extends pulumi.ComponentResource {
         { parent: this, dependsOn: deps },
       );
     }
+
+    // Depends on the operator, so it is deleted just before it (after the drain, which depends on it):
+    // starts the watcher that removes the operator's cleanup finalizers while helm uninstalls it.
+    const unfinalize = new command.local.Command(
+      `${name}-operator-finalizers`,
+      {
+        create: "true",
+        delete: START_UNFINALIZE,
+        interpreter: ["/bin/bash", "-c"],
+        environment: {
+          NVCFP_UNFINALIZE_SCRIPT: UNFINALIZE,
+          NVCFP_FINALIZER: OPERATOR_CLEANUP_FINALIZER,
+          NVCFP_NAMESPACE: "nvca-operator",
+          NVCFP_CLUSTER: cfg.clusterName,
+          NVCFP_KUBECTL: cfg.kubectlPath,
+          NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
+          NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
+          NVCFP_WAIT_SECONDS: String(cfg.charts.timeoutSeconds + 120),
+        },
+      },
+      { parent: this, dependsOn: [this.releases["nvca-operator"]] },
+    );
 
     // Depends on the operator, so it is deleted before it: NVCFBackend first, nvca-system drained.
     new command.local.Command(

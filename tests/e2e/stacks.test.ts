@@ -245,6 +245,26 @@ describe("control plane", () => {
     pulumi("dev", "preview", "--expect-no-changes", "--diff");
   });
 
+  test("a chart value the chart does not read is refused by Helm, naming the release and the key; nothing changes", () => {
+    const revision = () =>
+      kubectl("dev", "get", "secrets", "-n", "nvcf", "-l", "owner=helm,name=api", "-o", "name")
+        .split("\n")
+        .filter(Boolean)
+        .sort();
+    const before = revision();
+    pulumi("dev", "config", "set", "--path", "nvcf:releaseValues.api.api.replicaCuont", "2");
+    const r = pulumiMayFail("dev", "up", "--yes", "--skip-preview");
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    // The engine names the release's resource; Helm's schema error names the chart and the key's path.
+    expect(out).toMatch(/kubernetes:helm\.sh\/v3:Release \(nvcf-api\):/);
+    expect(out).toMatch(/values don't meet the specifications of the schema/);
+    expect(out).toMatch(/helm-nvcf-api:[\s\S]*\/api[\s\S]*replicaCuont/);
+    expect(revision()).toEqual(before);
+    pulumi("dev", "config", "rm", "nvcf:releaseValues");
+    pulumi("dev", "preview", "--expect-no-changes");
+  });
+
   test("enabling an add-on adds only that add-on", () => {
     pulumi("dev", "config", "set", "--path", "nvcf:addons.nvcfUi.enabled", "true");
     const plan = JSON.parse(pulumi("dev", "preview", "--json").stdout) as {

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { OPERATOR_CLEANUP_FINALIZER, UNFINALIZE } from "../../components/computePlane";
+import { OPERATOR_CLEANUP_FINALIZER, START_UNFINALIZE, UNFINALIZE } from "../../components/computePlane";
 
 /**
  * A fake kubectl over a JSON state file `{kind: {name: {finalizers: [], deleting: bool}}}`: `get <kind>
@@ -42,13 +42,16 @@ if (verb === "get") {
 }
 `;
 
-function run(state: object, waitSeconds = 6) {
+function run(state: object, waitSeconds = 6, script = UNFINALIZE) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unfinalize-"));
   const kubectl = path.join(dir, "kubectl");
   fs.writeFileSync(kubectl, FAKE, { mode: 0o755 });
   fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
   const env = {
     ...process.env,
+    TMPDIR: dir,
+    NVCFP_CLUSTER: "gpu-a",
+    NVCFP_UNFINALIZE_SCRIPT: UNFINALIZE,
     FK_STATE: path.join(dir, "state.json"),
     FK_LOG: path.join(dir, "log"),
     NVCFP_KUBECTL: kubectl,
@@ -58,11 +61,26 @@ function run(state: object, waitSeconds = 6) {
     NVCFP_KUBECONFIG: "",
     NVCFP_WAIT_SECONDS: String(waitSeconds),
   };
-  const r = spawnSync("/bin/bash", ["-c", UNFINALIZE], { env, encoding: "utf8" });
+  const r = spawnSync("/bin/bash", ["-c", script], { env, encoding: "utf8" });
+  if (script === START_UNFINALIZE) {
+    // The step returned at once; the detached watcher goes on until the objects are handled (or its deadline).
+    const watcherLog = path.join(dir, "nvcf-operator-finalizers-gpu-a.log");
+    const deadline = Date.now() + (waitSeconds + 5) * 1000;
+    const pending = () =>
+      Object.values(JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8")) as object)
+        .flatMap((k) => Object.values(k as Record<string, { finalizers: string[] }>))
+        .some((o) => o.finalizers.includes(OPERATOR_CLEANUP_FINALIZER));
+    while (pending() && Date.now() < deadline) spawnSync("sleep", ["0.5"]);
+    spawnSync("sleep", ["0.5"]);
+    (r as { watcherLog?: string }).watcherLog = fs.existsSync(watcherLog)
+      ? fs.readFileSync(watcherLog, "utf8")
+      : "";
+  }
   const after = JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8"));
   const log = fs.existsSync(env.FK_LOG) ? fs.readFileSync(env.FK_LOG, "utf8") : "";
   fs.rmSync(dir, { recursive: true, force: true });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, after, log };
+  const watcherLog = (r as { watcherLog?: string }).watcherLog ?? "";
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, after, log, watcherLog };
 }
 
 const F = OPERATOR_CLEANUP_FINALIZER;
@@ -107,6 +125,22 @@ describe("teardown of the operator's cleanup finalizers", () => {
     expect(r.stderr).toMatch(/still not being deleted .* nvca-operator release uninstalled/);
     expect(r.after.clusterrole["nvca-operator"].finalizers).toEqual([F]);
     expect(r.log).not.toMatch(/patch/);
+  });
+
+  test("the delete step returns at once and its detached watcher strips the finalizers while helm uninstalls", () => {
+    const t0 = Date.now();
+    const r = run(chartObjects("later"), 6, START_UNFINALIZE);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /watching the nvca-operator uninstall for nvca\.nvcf\.nvidia\.io\/operator-cleanup finalizers \(pid \d+, log .*nvcf-operator-finalizers-gpu-a\.log\)/,
+    );
+    expect(r.after.clusterrole["nvca-operator"].finalizers).toEqual([]);
+    expect(r.after.clusterrolebinding["nvca-operator"].finalizers).toEqual(["other/keep"]);
+    expect(r.after.configmap["nvca-operator-shutdown-sentinel"].finalizers).toEqual([]);
+    expect(r.watcherLog).toMatch(
+      /removed nvca\.nvcf\.nvidia\.io\/operator-cleanup from clusterrole\/nvca-operator/,
+    );
+    expect(Date.now() - t0).toBeLessThan(20_000);
   });
 
   test("nothing left (or an unreachable cluster) is success", () => {

@@ -170,11 +170,11 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
     expect(drain.dependsOn).toEqual(["nvcf-nvca-operator", "nvcf-operator-finalizers"]);
   });
 
-  test("the finalizer step is deleted together with the operator, before the namespaces", () => {
-    // Same destroy step as the operator (only the drain depends on either), and after it the namespaces.
+  test("the finalizer watcher is deleted after the drain and just before the operator", () => {
+    // The drain depends on it and it depends on the operator: destroy runs drain → watcher start → uninstall.
     const fin = r.resources.find((x) => x.name === "nvcf-operator-finalizers")!;
     const op = r.resources.find((x) => x.name === "nvcf-nvca-operator")!;
-    expect(fin.dependsOn).toEqual(["nvcf-ns"]);
+    expect(fin.dependsOn).toEqual(["nvcf-nvca-operator"]);
     expect(op.dependsOn).not.toContain("nvcf-operator-finalizers");
     const dependents = r.resources
       .filter((x) => x.dependsOn.includes("nvcf-operator-finalizers"))
