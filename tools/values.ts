@@ -19,7 +19,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
+import { type ReleaseSpec, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
 import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
@@ -121,7 +121,6 @@ export function stackValues(stack: string, opts: StackValuesOptions = {}): Recor
     if ((SECRET_KEYS as readonly string[]).includes(k)) secretKeys.add(k);
   }
   const cfg = validateConfig(raw, secretKeys, stack);
-  const out: Record<string, ReleaseValues> = {};
   const fromConfig: Record<string, string | undefined> =
     cfg.plane === "control"
       ? {
@@ -153,25 +152,28 @@ export function stackValues(stack: string, opts: StackValuesOptions = {}): Recor
               dockerAuth(rc.username, c.functionRegistryKey ?? c.registryKey ?? ""),
             ),
           };
-    for (const r of inDependencyOrder(enabledReleases("control", c.bundleVersion, flags), flags)) {
-      out[r.name] = {
-        chart: r.chart,
-        version: chartVersion(r, c.bundleVersion, c.charts.versionOverrides),
-        namespace: ns(r),
-        values: controlValues(r.name, c, secrets),
-      };
-    }
-    return out;
+    return releasesOf("control", c, flags, ns, (r) => controlValues(r, c, secrets));
   }
   const c = cfg as ComputePlaneConfig;
   const inputs = computeInputsFor(c, root, opts);
-  const flags = computeFlags(c);
-  for (const r of inDependencyOrder(enabledReleases("compute", c.bundleVersion, flags), flags)) {
+  return releasesOf("compute", c, computeFlags(c), ns, (r) => computeValues(r, c, inputs));
+}
+
+/** The enabled releases of a plane in dependency order, each with its chart, pinned version, namespace and values. */
+function releasesOf(
+  plane: "control" | "compute",
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  flags: Parameters<typeof enabledReleases>[2],
+  ns: (r: ReleaseSpec) => string,
+  values: (release: string) => Record<string, unknown>,
+): Record<string, ReleaseValues> {
+  const out: Record<string, ReleaseValues> = {};
+  for (const r of inDependencyOrder(enabledReleases(plane, cfg.bundleVersion, flags), flags)) {
     out[r.name] = {
       chart: r.chart,
-      version: chartVersion(r, c.bundleVersion, c.charts.versionOverrides),
+      version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
       namespace: ns(r),
-      values: computeValues(r.name, c, inputs),
+      values: values(r.name),
     };
   }
   return out;

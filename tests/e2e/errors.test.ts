@@ -13,8 +13,8 @@ import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { copyProject } from "./project";
 
-const ROOT = path.resolve(__dirname, "../..");
 const STACK = "dev-bad";
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-errors-"));
 const state = path.join(work, ".state");
@@ -101,11 +101,7 @@ function expectClean(out: string) {
 }
 
 beforeAll(() => {
-  for (const entry of fs.readdirSync(ROOT)) {
-    if ([".git", "node_modules", ".pulumi-state", "coverage"].includes(entry)) continue;
-    fs.cpSync(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
-  }
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"));
+  copyProject(work);
   fs.mkdirSync(state, { recursive: true });
   // The dev stack file keeps its encryption salt, so its secret registry key decrypts with the dev passphrase.
   fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${STACK}.yaml`));

@@ -19,8 +19,8 @@ import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { copyProject } from "./project";
 
-const ROOT = path.resolve(__dirname, "../..");
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
 const KUBECONFIG = path.join(CACHE, "clusters/kubeconfig");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-"));
@@ -156,11 +156,7 @@ function devConfig(): ControlPlaneConfig {
 
 beforeAll(() => {
   // A private copy of the project: config edits stay here; node_modules is shared read-only.
-  for (const entry of fs.readdirSync(ROOT)) {
-    if ([".git", "node_modules", ".pulumi-state", "coverage"].includes(entry)) continue;
-    fs.cpSync(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
-  }
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"));
+  copyProject(work);
   fs.mkdirSync(state, { recursive: true });
   fs.mkdirSync(icms, { recursive: true });
   for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) run("pulumi", ["stack", "init", s, "--non-interactive"]);
