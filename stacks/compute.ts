@@ -6,41 +6,74 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ComputePlane } from "../components/computePlane";
+import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, readControlPlane, registrationFor } from "../contract/controlPlane";
 import type { ComputeInputs } from "../values/compute";
 
+/** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
+export interface ControlPlaneValues {
+  contractVersion: number;
+  bundleVersion: string;
+  imageRegistry: string;
+  imageRepository: string;
+  hosts: Record<string, string>;
+  icmsUrl: string;
+  revalUrl: string;
+  natsUrl: string;
+  clusterRegistrations: Parameters<typeof registrationFor>[0];
+}
+
+/** The plain outputs `computeInputs` needs, in the order they are checked. */
+export const CONTROL_PLANE_VALUE_NAMES: readonly (keyof ControlPlaneValues)[] = [
+  "contractVersion",
+  "bundleVersion",
+  "imageRegistry",
+  "imageRepository",
+  "hosts",
+  "icmsUrl",
+  "revalUrl",
+  "natsUrl",
+  "clusterRegistrations",
+];
+
 /**
  * Checks what the control plane exported against this stack's config and builds the inputs of the
- * compute plane (pure). Throws naming the stack to update when the contract version or the bundle version
- * differ, or when the cluster has no registration.
+ * compute plane (pure). Throws `ConfigError` listing every mismatch, each naming the key and the stack to
+ * update: a different contract version (`nvcf:controlPlaneStack`), a different bundle (`nvcf:bundleVersion`),
+ * no registration for this cluster (`nvcf:clusterName`).
  */
 export function computeInputs(
   cfg: ComputePlaneConfig,
-  cp: {
-    contractVersion: number;
-    bundleVersion: string;
-    imageRegistry: string;
-    imageRepository: string;
-    hosts: Record<string, string>;
-    icmsUrl: string;
-    revalUrl: string;
-    natsUrl: string;
-    clusterRegistrations: Parameters<typeof registrationFor>[0];
-  },
+  cp: ControlPlaneValues,
+  stackName: string = pulumi.getStack(),
 ): ComputeInputs {
   const short = cfg.controlPlaneStack.split("/").pop();
-  if (cp.contractVersion !== CONTRACT_VERSION) {
-    throw new Error(
-      `control-plane stack ${cfg.controlPlaneStack} exports contract version ${cp.contractVersion}, this program needs ${CONTRACT_VERSION}: run pulumi up -s ${short} with this program first`,
-    );
-  }
-  if (cp.bundleVersion !== cfg.bundleVersion) {
-    throw new Error(
-      `NVCF bundle mismatch: control-plane stack ${cfg.controlPlaneStack} runs ${cp.bundleVersion}, this stack (nvcf:bundleVersion) is ${cfg.bundleVersion}. ` +
-        `Set nvcf:bundleVersion ${cp.bundleVersion} here, or upgrade the control plane first.`,
-    );
-  }
+  const problems: Problem[] = [];
+  if (cp.contractVersion !== CONTRACT_VERSION)
+    problems.push({
+      key: "nvcf:controlPlaneStack",
+      expected: `a control-plane stack exporting contract version ${CONTRACT_VERSION} (this program's)`,
+      found: `${cfg.controlPlaneStack} exporting contract version ${cp.contractVersion}`,
+      fix: `run pulumi up -s ${short} with this program first`,
+    });
+  if (cp.bundleVersion !== cfg.bundleVersion)
+    problems.push({
+      key: "nvcf:bundleVersion",
+      expected: `"${cp.bundleVersion}", the NVCF bundle control-plane stack ${cfg.controlPlaneStack} runs`,
+      found: `"${cfg.bundleVersion}"`,
+      fix: `pulumi config set nvcf:bundleVersion ${cp.bundleVersion}, or upgrade the control plane first`,
+    });
+  const known = Object.keys(cp.clusterRegistrations ?? {});
+  const r = (cp.clusterRegistrations ?? {})[cfg.clusterName];
+  if (!r || !r.clusterID || !r.clusterGroupID)
+    problems.push({
+      key: "nvcf:clusterName",
+      expected: `a GPU cluster registered by control-plane stack ${cfg.controlPlaneStack} (registered: ${known.length ? known.join(", ") : "none"})`,
+      found: `"${cfg.clusterName}", which has no registration there`,
+      fix: `add it to nvcf:gpuClusters of stack ${short} and run pulumi up -s ${short} first`,
+    });
+  if (problems.length > 0) throw new ConfigError(stackName, problems);
   const reg = registrationFor(cp.clusterRegistrations, cfg.clusterName, cfg.controlPlaneStack);
   return {
     imageRegistry: cp.imageRegistry,
@@ -59,25 +92,45 @@ export function computeInputs(
   };
 }
 
+/**
+ * Awaits the control plane's plain outputs that `computeInputs` needs (`StackReference.getOutputDetails`), so
+ * they can be checked before any resource is registered. Throws `ConfigError` (key `nvcf:controlPlaneStack`)
+ * naming every output that is missing or not known, e.g. a control plane never deployed or whose last update
+ * did not finish, instead of previewing a compute plane built on unknown values.
+ */
+export async function controlPlaneValues(
+  ref: pulumi.StackReference,
+  cfg: ComputePlaneConfig,
+): Promise<ControlPlaneValues> {
+  const out: Record<string, unknown> = {};
+  const missing: string[] = [];
+  for (const n of CONTROL_PLANE_VALUE_NAMES) {
+    const d = await ref.getOutputDetails(n);
+    if (d.value === undefined) missing.push(n);
+    else out[n] = d.value;
+  }
+  if (missing.length > 0) {
+    const short = cfg.controlPlaneStack.split("/").pop();
+    throw new ConfigError(pulumi.getStack(), [
+      {
+        key: "nvcf:controlPlaneStack",
+        expected: `a deployed control-plane stack exporting ${missing.join(", ")}`,
+        found: `${cfg.controlPlaneStack} without them (never deployed, or its last update did not finish)`,
+        fix: `pulumi up -s ${short} (and check its outputs with pulumi stack output -s ${short})`,
+      },
+    ]);
+  }
+  return out as unknown as ControlPlaneValues;
+}
+
 /** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   const cp = readControlPlane(ref);
-  const inputs = pulumi
-    .output({
-      contractVersion: cp.contractVersion,
-      bundleVersion: cp.bundleVersion,
-      imageRegistry: cp.imageRegistry,
-      imageRepository: cp.imageRepository,
-      hosts: cp.hosts,
-      icmsUrl: cp.icmsUrl,
-      revalUrl: cp.revalUrl,
-      natsUrl: cp.natsUrl,
-      clusterRegistrations: cp.clusterRegistrations,
-    })
-    .apply((v) => computeInputs(cfg, v));
+  // Checked before any resource of this stack is registered: a mismatch fails with nothing touched.
+  const inputs = pulumi.output(computeInputs(cfg, await controlPlaneValues(ref, cfg)));
   const kubeconfig = cfg.kubeconfig === undefined ? undefined : pulumi.secret(cfg.kubeconfig);
   const provider = new k8s.Provider("compute-plane-cluster", {
     kubeconfig,

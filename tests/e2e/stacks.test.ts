@@ -286,6 +286,25 @@ describe("control plane", () => {
 });
 
 describe("compute planes", () => {
+  test("a compute stack on another bundle than its control plane fails before it registers anything", () => {
+    pulumi("dev-gpu-a", "config", "set", "nvcf:bundleVersion", "0.7.0");
+    const r = pulumiMayFail("dev-gpu-a", "up", "--yes", "--skip-preview");
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    expect(out).toContain(
+      'error: stack "dev-gpu-a" has 1 config problem; nothing was changed:\n' +
+        '      - nvcf:bundleVersion: expected "0.8.0", the NVCF bundle control-plane stack organization/nvcf/dev runs, ' +
+        'found "0.7.0". Fix: pulumi config set nvcf:bundleVersion 0.8.0, or upgrade the control plane first',
+    );
+    expect(out).not.toMatch(/unhandled exception|\n\s+at /);
+    const state = JSON.parse(pulumi("dev-gpu-a", "stack", "export").stdout) as {
+      deployment: { resources?: { type: string }[] };
+    };
+    const types = (state.deployment.resources ?? []).map((x) => x.type);
+    expect(types.filter((t) => !t.startsWith("pulumi:"))).toEqual([]);
+    pulumi("dev-gpu-a", "config", "set", "nvcf:bundleVersion", "0.8.0");
+  });
+
   test("up of dev-gpu-a and dev-gpu-b; the operator gets exactly the IDs registration returned", () => {
     const regs = outputs("dev")["clusterRegistrations"];
     for (const [stack, cluster] of [

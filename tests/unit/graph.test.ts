@@ -10,7 +10,7 @@ import { missingListeners } from "../../components/gateway";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
-import { computeInputs } from "../../stacks/compute";
+import { computeInputs, controlPlaneValues } from "../../stacks/compute";
 import { ROOT, type RenderResult, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
@@ -247,17 +247,17 @@ describe("stack reference contract", () => {
   });
   test("a bundle mismatch is refused, naming both versions", () => {
     expect(() => computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" })).toThrow(
-      /NVCF bundle mismatch: control-plane stack organization\/nvcf\/dev runs 0.7.0, this stack .* is 0.8.0/,
+      /- nvcf:bundleVersion: expected "0\.7\.0", the NVCF bundle control-plane stack organization\/nvcf\/dev runs, found "0\.8\.0"\. Fix: pulumi config set nvcf:bundleVersion 0\.7\.0/,
     );
   });
   test("a different contract version is refused", () => {
     expect(() => computeInputs(cfg(), { ...cp, contractVersion: 2 })).toThrow(
-      /contract version 2, this program needs 1/,
+      /- nvcf:controlPlaneStack: expected a control-plane stack exporting contract version 1 .*, found organization\/nvcf\/dev exporting contract version 2/,
     );
   });
   test("a cluster without registration is refused, naming the stack to update", () => {
     expect(() => computeInputs(cfg(), { ...cp, clusterRegistrations: {} })).toThrow(
-      /"gpu-a" has no registration in control-plane stack organization\/nvcf\/dev .*pulumi up -s dev/,
+      /- nvcf:clusterName: expected a GPU cluster registered by control-plane stack organization\/nvcf\/dev \(registered: none\), found "gpu-a", which has no registration there\. Fix: .*pulumi up -s dev first/,
     );
   });
   test("the inputs carry the registration and the compute-reachable URLs with host overrides", () => {
@@ -275,6 +275,30 @@ describe("stack reference contract", () => {
       revalHost: "reval.d",
       natsHost: "nats.d",
     });
+  });
+  test("the control plane's values are awaited and checked; missing or unknown outputs are named", async () => {
+    // A StackReference as the compute stack reads it up front (getOutputDetails per output).
+    const refWith = (o: Record<string, unknown>) =>
+      ({
+        getOutputDetails: async (n: string) => ({ value: o[n] }),
+      }) as unknown as import("@pulumi/pulumi").StackReference;
+    const full = { ...cp, bundleVersion: "0.8.0" };
+    await expect(controlPlaneValues(refWith(full), cfg())).resolves.toEqual(full);
+    const { bundleVersion: _b, clusterRegistrations: _c, ...partial } = full;
+    const err = await controlPlaneValues(refWith(partial), cfg()).catch((e: Error) => e);
+    expect((err as Error).name).toBe("ConfigError");
+    expect((err as Error).message).toMatch(
+      /- nvcf:controlPlaneStack: expected a deployed control-plane stack exporting bundleVersion, clusterRegistrations, found organization\/nvcf\/dev without them .* Fix: pulumi up -s dev/,
+    );
+  });
+  test("the compute stack checks its control plane before it registers any resource of its own", () => {
+    // Source order in stacks/compute.ts: the awaited check comes before the provider and the component.
+    const src = fs.readFileSync(path.join(ROOT, "stacks/compute.ts"), "utf8");
+    const body = src.slice(src.indexOf("export async function computePlaneStack"));
+    const check = body.indexOf("await controlPlaneValues(ref, cfg)");
+    expect(check).toBeGreaterThan(0);
+    expect(check).toBeLessThan(body.indexOf("new k8s.Provider("));
+    expect(check).toBeLessThan(body.indexOf("new ComputePlane("));
   });
   test("secrets stay secret across the reference: the pull secret data is not readable", async () => {
     const r = await render({
