@@ -284,7 +284,9 @@ describe("stack reference contract", () => {
       }) as unknown as import("@pulumi/pulumi").StackReference;
     const full = { ...cp, bundleVersion: "0.8.0" };
     await expect(controlPlaneValues(refWith(full), cfg())).resolves.toEqual(full);
-    const { bundleVersion: _b, clusterRegistrations: _c, ...partial } = full;
+    const partial: Record<string, unknown> = { ...full };
+    delete partial["bundleVersion"];
+    delete partial["clusterRegistrations"];
     const err = await controlPlaneValues(refWith(partial), cfg()).catch((e: Error) => e);
     expect((err as Error).name).toBe("ConfigError");
     expect((err as Error).message).toMatch(
