@@ -165,7 +165,8 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "otel-collector",
     plane: "control",
     chart: "nvcf-otel-collector",
-    versions: all("0.1.0"),
+    // Stack-local: `version` of deploy/stacks/observability/charts/nvcf-otel-collector/Chart.yaml (HEAD and v0.7.0).
+    versions: all("0.2.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "collectorInstall",
     needs: [
@@ -180,7 +181,8 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     name: "default-monitors",
     plane: "control",
     chart: "nvcf-default-monitors",
-    versions: all("0.1.0"),
+    // Stack-local: `version` of deploy/stacks/observability/charts/nvcf-default-monitors/Chart.yaml (HEAD and v0.7.0).
+    versions: all("0.2.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "observabilityEnabled",
     needs: [
