@@ -94,24 +94,3 @@ export function readControlPlane(ref: pulumi.StackReference): ControlPlaneView {
   for (const k of [...PLAIN_OUTPUT_NAMES, ...SECRET_OUTPUT_NAMES]) view[k] = ref.requireOutput(k);
   return view as ControlPlaneView;
 }
-
-/**
- * The registration of one cluster from the control plane's outputs. Throws (failing the deployment) when
- * the control plane has none for it, naming the stack to update.
- */
-export function registrationFor(
-  registrations: Record<string, ClusterRegistration>,
-  clusterName: string,
-  controlPlaneStack: string,
-): ClusterRegistration {
-  const r = registrations[clusterName];
-  if (!r || !r.clusterID || !r.clusterGroupID) {
-    const known = Object.keys(registrations);
-    throw new Error(
-      `GPU cluster "${clusterName}" has no registration in control-plane stack ${controlPlaneStack} ` +
-        `(registered: ${known.length ? known.join(", ") : "none"}). Add it to nvcf:gpuClusters of that stack and run ` +
-        `pulumi up -s ${controlPlaneStack.split("/").pop()} first.`,
-    );
-  }
-  return r;
-}

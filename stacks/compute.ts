@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ComputePlane } from "../components/computePlane";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
-import { CONTRACT_VERSION, readControlPlane, registrationFor } from "../contract/controlPlane";
+import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
 import type { ComputeInputs } from "../values/compute";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
@@ -21,7 +21,7 @@ export interface ControlPlaneValues {
   icmsUrl: string;
   revalUrl: string;
   natsUrl: string;
-  clusterRegistrations: Parameters<typeof registrationFor>[0];
+  clusterRegistrations: Record<string, ClusterRegistration>;
 }
 
 /** The plain outputs `computeInputs` needs, in the order they are checked. */
@@ -65,16 +65,15 @@ export function computeInputs(
       fix: `pulumi config set nvcf:bundleVersion ${cp.bundleVersion}, or upgrade the control plane first`,
     });
   const known = Object.keys(cp.clusterRegistrations ?? {});
-  const r = (cp.clusterRegistrations ?? {})[cfg.clusterName];
-  if (!r || !r.clusterID || !r.clusterGroupID)
+  const reg = (cp.clusterRegistrations ?? {})[cfg.clusterName];
+  if (!reg || !reg.clusterID || !reg.clusterGroupID)
     problems.push({
       key: "nvcf:clusterName",
       expected: `a GPU cluster registered by control-plane stack ${cfg.controlPlaneStack} (registered: ${known.length ? known.join(", ") : "none"})`,
       found: `"${cfg.clusterName}", which has no registration there`,
       fix: `add it to nvcf:gpuClusters of stack ${short} and run pulumi up -s ${short} first`,
     });
-  if (problems.length > 0) throw new ConfigError(stackName, problems);
-  const reg = registrationFor(cp.clusterRegistrations, cfg.clusterName, cfg.controlPlaneStack);
+  if (!reg || problems.length > 0) throw new ConfigError(stackName, problems);
   return {
     imageRegistry: cp.imageRegistry,
     imageRepository: cp.imageRepository,
