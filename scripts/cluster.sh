@@ -27,8 +27,11 @@ source "$ROOT/scripts/env.sh"
 # shellcheck source=toolchain/versions.env
 source "$ROOT/toolchain/versions.env"
 
-export KWOK_WORKDIR="$NVCF_CACHE/kwok"
-KUBECONFIG_FILE="$NVCF_CACHE/clusters/kubeconfig"
+# NVCF_LOCAL_DIR (default: the cache) holds the local clusters, their kubeconfig, the local state backend and
+# the stand-in ICMS; a second directory gives a second, independent set of clusters on the same machine.
+export NVCF_LOCAL_DIR="${NVCF_LOCAL_DIR:-$NVCF_CACHE}"
+export KWOK_WORKDIR="$NVCF_LOCAL_DIR/kwok"
+KUBECONFIG_FILE="$NVCF_LOCAL_DIR/clusters/kubeconfig"
 ALL_CLUSTERS=(nvcf-dev nvcf-gpu-a nvcf-gpu-b)
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
 

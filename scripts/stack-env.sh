@@ -5,10 +5,12 @@
 # A real user sets PULUMI_BACKEND_URL / PULUMI_CONFIG_PASSPHRASE / KUBECONFIG their own way instead.
 : "${NVCF_CACHE:=$HOME/.cache/nvcf-pulumi}"
 export NVCF_CACHE
-export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$NVCF_CACHE/state}"
+# Where the local clusters, state and ICMS live (scripts/cluster.sh); default: the cache.
+export NVCF_LOCAL_DIR="${NVCF_LOCAL_DIR:-$NVCF_CACHE}"
+export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$NVCF_LOCAL_DIR/state}"
 # The dev stacks' secrets provider is a passphrase; the dev stacks hold only stand-in credentials.
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-nvcf-dev-local-passphrase}"
-export KUBECONFIG="${KUBECONFIG_NVCF:-$NVCF_CACHE/clusters/kubeconfig}"
+export KUBECONFIG="${KUBECONFIG_NVCF:-$NVCF_LOCAL_DIR/clusters/kubeconfig}"
 # The stand-in nvcf-cli (tests/bin/nvcf-cli) keeps its emulated ICMS here.
-export NVCF_CLI_ICMS_DIR="${NVCF_CLI_ICMS_DIR:-$NVCF_CACHE/icms}"
+export NVCF_CLI_ICMS_DIR="${NVCF_CLI_ICMS_DIR:-$NVCF_LOCAL_DIR/icms}"
 mkdir -p "${PULUMI_BACKEND_URL#file://}" "$NVCF_CLI_ICMS_DIR"

@@ -22,7 +22,7 @@ import { controlFlags } from "../../values/control";
 import { copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
-const KUBECONFIG = path.join(CACHE, "clusters/kubeconfig");
+const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-"));
 const state = path.join(work, ".state");
 const icms = path.join(work, ".icms");
