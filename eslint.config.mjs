@@ -8,6 +8,7 @@ export default tseslint.config(
       "bin/**",
       "tests/charts/**",
       "tests/bin/**",
+      "cli/nvcf.js",
       "jest.config.js",
       "eslint.config.mjs",
     ],

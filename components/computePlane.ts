@@ -5,12 +5,23 @@
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
-import { activeNeeds, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
+import {
+  type ReleaseSpec,
+  activeNeeds,
+  chartVersion,
+  enabledReleases,
+  inDependencyOrder,
+} from "../catalog/releases";
 import type { ComputePlaneConfig } from "../config/schema";
-import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { type ComputeInputs, computeFlags, computeValues, inotifyImages } from "../values/compute";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, PullSecrets } from "./namespaces";
 import { NvcfRelease } from "./release";
+
+/** The namespace a compute-plane release goes into: its catalog namespace, else the operator's. */
+export function computeReleaseNamespace(r: ReleaseSpec): string {
+  return "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
+}
 
 export interface ComputePlaneArgs {
   config: ComputePlaneConfig;
@@ -21,6 +32,8 @@ export interface ComputePlaneArgs {
   chartRegistryPassword?: pulumi.Output<string>;
   /** The GPU cluster's kubeconfig for kubectl during teardown (secret; empty: ambient KUBECONFIG/context). */
   kubeconfig?: pulumi.Output<string>;
+  /** Releases to import instead of install, `namespace/name` by release name (components/recovery.ts). */
+  adopt?: Record<string, string>;
 }
 
 /**
@@ -140,6 +153,8 @@ export class ComputePlane extends pulumi.ComponentResource {
       // The add-on charts reference the same pull secret (KAI's global.imagePullSecrets), so it must exist there too.
       for (const r of releases)
         if ("fixed" in r.namespace) targets[r.namespace.fixed] = namespaces.names[r.namespace.fixed];
+      // The node tuner runs in kube-system (not a namespace of the stack) and pulls with the same secret.
+      targets["kube-system"] = "kube-system";
       pull = new PullSecrets(
         `${name}-pull`,
         {
@@ -158,18 +173,19 @@ export class ComputePlane extends pulumi.ComponentResource {
       {
         maxUserInstances: cfg.inotify.maxUserInstances,
         maxUserWatches: cfg.inotify.maxUserWatches,
-        initImage: cfg.inotify.initImage,
-        pauseImage: cfg.inotify.pauseImage,
+        initImage: args.inputs.apply((i) => inotifyImages(cfg, i).initImage),
+        pauseImage: args.inputs.apply((i) => inotifyImages(cfg, i).pauseImage),
+        imagePullSecrets: cfg.pullSecret.name === null ? [] : [cfg.pullSecret.name],
         requireNodes: cfg.inotify.requireGpuNodes,
         timeoutSeconds: cfg.inotify.timeoutSeconds,
       },
-      { parent: this },
+      { parent: this, dependsOn: pull?.secrets["kube-system"] ? [pull.secrets["kube-system"]] : [] },
     );
     this.inotifyNodes = tuner.scheduled;
 
     const source = { config: cfg.charts, password: args.chartRegistryPassword };
     for (const r of releases) {
-      const ns = "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
+      const ns = computeReleaseNamespace(r);
       const deps: pulumi.Resource[] = activeNeeds(r, flags).map((n) => this.releases[n]);
       if (r.name === "nvca-operator") {
         // Pull secrets before the operator (startup races, NVIDIA docs `docs/user/cluster-management/self-managed.md`) and node limits before NVCA (docs/upstream-facts.md §4 row 12).
@@ -186,6 +202,7 @@ export class ComputePlane extends pulumi.ComponentResource {
           values: args.inputs.apply((inp) => computeValues(r.name, cfg, inp)),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
+          adopt: args.adopt?.[r.name],
         },
         { parent: this, dependsOn: deps },
       );

@@ -2,6 +2,7 @@
  * `ControlPlane`: every control-plane release of the chosen NVCF bundle, its namespaces and pull secrets,
  * the gateway wiring, and the registration of each GPU cluster.
  */
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import {
@@ -14,7 +15,13 @@ import {
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
-import { controlFlags, controlValues, sidecarUser } from "../values/control";
+import {
+  type ControlSecrets,
+  OPENBAO_MIGRATIONS_SECRET_KEYS,
+  controlFlags,
+  controlValues,
+  sidecarUser,
+} from "../values/control";
 import { dockerAuth } from "../values/credentials";
 import { serviceHosts } from "../values/routes";
 import { NvcfGateway } from "./gateway";
@@ -45,6 +52,8 @@ export interface ControlPlaneArgs {
   gpuClusters: Record<string, GpuClusterAccess>;
   /** Fully qualified name of this stack (for the teardown guard). */
   stackName: string;
+  /** Releases to import instead of install, `namespace/name` by release name (components/recovery.ts). */
+  adopt?: Record<string, string>;
 }
 
 /** Namespaces that route backends live in; they carry `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
@@ -76,6 +85,8 @@ export class ControlPlane extends pulumi.ComponentResource {
   readonly natsUrl: pulumi.Output<string>;
   readonly registrations: pulumi.Output<Record<string, Registration>>;
   readonly hosts: ReturnType<typeof serviceHosts>;
+  /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
+  readonly teardownGuard: TeardownGuard;
 
   constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ControlPlane", name, {}, opts);
@@ -138,11 +149,32 @@ export class ControlPlane extends pulumi.ComponentResource {
     const functionKey = args.secrets.functionRegistryKey ?? args.secrets.registryKey;
     const encode = (user: string, key: pulumi.Output<string> | undefined) =>
       pulumi.secret((key ?? pulumi.output("")).apply((k) => dockerAuth(user, k)));
-    const secrets = {
+    const secrets: ControlSecrets<pulumi.Output<string>> = {
       cassandraPassword: pulumi.secret(cassandraPassword),
       sidecarAuth: encode(sidecarUser(cfg), sidecarKey),
       functionAuth: cfg.accounts.registryCredentials.map((rc) => encode(rc.username, functionKey)),
     };
+    // The OpenBao migrations take their two credentials by reference from this Secret (values/control.ts
+    // `migrationsSecretName`), so no secret sits in the release's env list, which the Kubernetes provider would
+    // mask as a whole in every preview (docs/previews-and-checks.md). Immutable and auto-named: a new credential
+    // replaces it under a new name, which changes the release's values, so Helm upgrades and the post-upgrade
+    // migrations hook runs with it, as it did when the values held the credential.
+    const openbao = releases.find((r) => r.name === "openbao-server");
+    if (openbao) {
+      secrets.migrationsSecretName = new k8s.core.v1.Secret(
+        `${name}-openbao-migrations-credentials`,
+        {
+          metadata: { namespace: nsName(releaseNamespace(openbao, cfg)) },
+          immutable: true,
+          type: "Opaque",
+          stringData: {
+            [OPENBAO_MIGRATIONS_SECRET_KEYS[0]]: secrets.cassandraPassword,
+            [OPENBAO_MIGRATIONS_SECRET_KEYS[1]]: secrets.sidecarAuth,
+          },
+        },
+        { parent: this },
+      ).metadata.name;
+    }
 
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
@@ -172,6 +204,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           values: controlValues(r.name, cfg, secrets),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
+          adopt: args.adopt?.[r.name],
         },
         { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );
@@ -205,6 +238,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           kubeconfig: access.kubeconfig,
           apiServer: access.apiServer,
           cliPath: cfg.nvcfCli.path,
+          registered: c.registered,
         },
         { parent: this, dependsOn: regDeps },
       );
@@ -214,7 +248,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     this.registrations = pulumi.output(regs) as pulumi.Output<Record<string, Registration>>;
 
     // Deleted first on destroy: refuses while a compute-plane stack still references this one.
-    new TeardownGuard(
+    this.teardownGuard = new TeardownGuard(
       `${name}-teardown-guard`,
       { stackName: args.stackName },
       { parent: this, dependsOn: [...Object.values(this.releases), ...gateway.releases, ...regResources] },

@@ -7,6 +7,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../config/schema";
+import { envoyGatewayValues, envoyProxyKubernetes } from "../values/control";
 import { GATEWAY_LISTENERS, requiredListeners } from "../values/routes";
 import { NvcfRelease, type ChartSource } from "./release";
 
@@ -72,7 +73,8 @@ export class NvcfGateway extends pulumi.ComponentResource {
           chart: "gateway-helm",
           version: g.envoyGateway.version,
           namespace: args.namespace(g.controllerNamespace),
-          values: {},
+          // Pull secret and, with images.thirdParty: mirror, the mirrored images (values/control.ts).
+          values: envoyGatewayValues(cfg),
           // Envoy Gateway's chart comes from its own origin (catalog/sources.ts); the first-class
           // gateway.envoyGateway.{localChartPath,registry,repository} keys point that origin elsewhere,
           // and an explicit charts.mirrors.envoyGateway wins over them.
@@ -105,7 +107,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
             name: g.envoyGateway.gatewayClassName,
             namespace: args.namespace(g.controllerNamespace),
           },
-          spec: { provider: { type: "Kubernetes", kubernetes: { envoyDeployment: { replicas: 2 } } } },
+          spec: { provider: { type: "Kubernetes", kubernetes: envoyProxyKubernetes(cfg) } },
         },
         { parent: this, dependsOn: [eg] },
       );

@@ -1,6 +1,9 @@
 /**
  * `InotifyTuner`: the node inotify-tuning DaemonSet of the NVCA docs (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Node inotify limits",
- * docs/upstream-facts.md §4 row 12), with the limits from config.
+ * docs/upstream-facts.md §4 row 12), with the limits from config. It runs in `kube-system` (its priority class
+ * `system-node-critical` is admitted only there); its images come from `inotify.initImage`/`pauseImage` or the
+ * mirror (values/compute.ts `inotifyImages`), and it references the pull secret, which the compute plane also
+ * creates in `kube-system`.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -10,8 +13,12 @@ export interface InotifyTunerArgs {
   maxUserInstances: number;
   /** `fs.inotify.max_user_watches` (count; docs: 524288). */
   maxUserWatches: number;
-  initImage: string;
-  pauseImage: string;
+  /** Init-container image (runs the sysctl script; needs `sh` and `nsenter`), e.g. `values/compute.ts` `inotifyImages`. */
+  initImage: pulumi.Input<string>;
+  /** Main-container image (sleeps; the pod only keeps the DaemonSet ready). */
+  pauseImage: pulumi.Input<string>;
+  /** Pull secret names in `kube-system` the pod references (empty: nodes authenticate to the registry). */
+  imagePullSecrets?: string[];
   /** Require at least one scheduled and ready pod (GPU nodes are expected), else fail (user report C16). */
   requireNodes: boolean;
   /** How long to wait for the DaemonSet to be ready, in seconds. */
@@ -50,6 +57,9 @@ export class InotifyTuner extends pulumi.ComponentResource {
             metadata: { labels },
             spec: {
               hostPID: true,
+              ...(args.imagePullSecrets && args.imagePullSecrets.length > 0
+                ? { imagePullSecrets: args.imagePullSecrets.map((n) => ({ name: n })) }
+                : {}),
               tolerations: [{ operator: "Exists" }],
               priorityClassName: "system-node-critical",
               terminationGracePeriodSeconds: 1,

@@ -4,6 +4,7 @@
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
+import * as yaml from "js-yaml";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
 import { type CliEndpoints, cliConfigYaml, parseRegistration } from "../values/registration";
 
@@ -19,6 +20,11 @@ export interface ClusterRegistrationArgs {
   apiServer: pulumi.Input<string>;
   /** Path of the nvcf-cli executable. */
   cliPath: string;
+  /**
+   * IDs of a registration made outside this stack (`nvcf:gpuClusters[].registered`): on create the values block
+   * is printed from them and nvcf-cli is not run, so the cluster keeps its IDs; delete still deregisters them.
+   */
+  registered?: { clusterID: string; clusterGroupID: string };
 }
 
 /*
@@ -66,10 +72,45 @@ echo "deregistered $NVCFP_CLUSTER_NAME ($id)"
 `;
 
 /**
+ * The Helm values block `nvcf-cli cluster register` would print for an existing registration (docs/upstream-facts.md
+ * §2.7): the kept IDs, the NCA id and region of this stack, and the gateway URL as ICMS, ReVal and NATS address.
+ * Input: IDs, NCA id, region, `http://<gateway address>`. Output: YAML text starting at `clusterID:`. No secret.
+ */
+export function registeredValuesText(
+  ids: { clusterID: string; clusterGroupID: string },
+  ncaId: string,
+  region: string,
+  gatewayUrl: string,
+): string {
+  const host = gatewayUrl.replace(/^[a-z]+:\/\//, "");
+  return yaml.dump({
+    clusterID: ids.clusterID,
+    clusterGroupID: ids.clusterGroupID,
+    ncaID: ncaId,
+    region,
+    selfManaged: {
+      identitySource: "psat",
+      icmsServiceURL: gatewayUrl,
+      revalServiceURL: gatewayUrl,
+      natsURL: host ? `nats://${host}:4222` : "",
+    },
+  });
+}
+
+const registeredValuesBlock = (
+  ids: { clusterID: string; clusterGroupID: string },
+  ncaId: string,
+  region: string,
+  gatewayUrl: pulumi.Output<string>,
+) => gatewayUrl.apply((u) => registeredValuesText(ids, ncaId, region, u));
+
+/**
  * Registers one GPU cluster. Re-runs exactly when its inputs change: the cluster name, NCA id or region
  * replace the registration (deregister, then register); endpoints, the CLI path, the cluster's API server
  * or its kubeconfig re-run `register --ignore-existing` (same IDs, refreshed JWKS). Nothing else re-runs
- * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`).
+ * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`). With `registered` (a
+ * registration made elsewhere, e.g. by NVIDIA's `make register-cluster`, adopted by `nvcf import-helmfile`)
+ * create prints the values block of those IDs instead of registering, so the cluster keeps them.
  *
  * Output: `registration`, the typed values that followed the helm-values marker (plain: IDs and URLs are
  * not secret). Throws at deploy time when the CLI fails or returns empty IDs (docs/upstream-facts.md §4 row 15).
@@ -80,10 +121,16 @@ export class ClusterRegistration extends pulumi.ComponentResource {
   constructor(name: string, args: ClusterRegistrationArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ClusterRegistration", name, {}, opts);
     const endpoints = pulumi.output(args.endpoints);
+    // An adopted registration prints the recorded values block instead of registering; without one the
+    // inputs are exactly those of a registration made here (no diff for existing stacks).
+    const ids = args.registered;
+    const adopted: Record<string, pulumi.Input<string>> = ids
+      ? { NVCFP_REGISTERED_VALUES: registeredValuesBlock(ids, args.ncaId, args.region, endpoints.gatewayUrl) }
+      : {};
     const cmd = new command.local.Command(
       `${name}-register`,
       {
-        create: 'eval "$NVCFP_REGISTER_SCRIPT"',
+        create: ids ? "printf '%s\\n' \"$NVCFP_REGISTERED_VALUES\"" : 'eval "$NVCFP_REGISTER_SCRIPT"',
         delete: 'eval "$NVCFP_DEREGISTER_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
@@ -97,6 +144,7 @@ export class ClusterRegistration extends pulumi.ComponentResource {
           NVCFP_ICMS_URL: endpoints.gatewayUrl,
           NVCFP_API_SERVER: args.apiServer,
           NVCFP_KUBECONFIG: pulumi.secret(args.kubeconfig),
+          ...adopted,
         },
         triggers: [args.clusterName, args.ncaId, args.region],
         logging: "stderr",
@@ -108,8 +156,17 @@ export class ClusterRegistration extends pulumi.ComponentResource {
         additionalSecretOutputs: ["stderr"],
       },
     );
-    // The script prints only the values block (IDs and URLs), so the parsed fields are not secret.
-    this.registration = pulumi.unsecret(cmd.stdout.apply(parseRegistration));
+    // The script prints only the values block (IDs and URLs), so the parsed fields are not secret. An
+    // adopted registration's IDs come from config, so they are known even when the command is not run.
+    this.registration = ids
+      ? pulumi.unsecret(
+          pulumi
+            .all([cmd.stdout, endpoints.gatewayUrl])
+            .apply(([out, url]) =>
+              parseRegistration(out || registeredValuesText(ids, args.ncaId, args.region, url)),
+            ),
+        )
+      : pulumi.unsecret(cmd.stdout.apply(parseRegistration));
     this.registerOutputs({ registration: this.registration });
   }
 }

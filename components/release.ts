@@ -7,6 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type ResolvedChart, resolveChart } from "../catalog/sources";
 import type { ControlPlaneConfig } from "../config/schema";
+import { adoptOptions } from "./recovery";
 
 /** Where charts come from, with the secret password as a Pulumi secret (never in plain text). */
 export interface ChartSource {
@@ -75,6 +76,11 @@ export interface NvcfReleaseArgs {
   source: ChartSource;
   /** Helm wait timeout, seconds. */
   timeoutSeconds: number;
+  /**
+   * `namespace/name` of a deployed Helm release that the Pulumi state lost (an interrupted run): it is imported
+   * instead of installed again (components/recovery.ts `recoverReleases`).
+   */
+  adopt?: string;
 }
 
 /**
@@ -116,7 +122,7 @@ export class NvcfRelease extends pulumi.ComponentResource {
         waitForJobs: true,
         maxHistory: 5,
       },
-      { parent: this, dependsOn: opts?.dependsOn },
+      { parent: this, dependsOn: opts?.dependsOn, ...adoptOptions(args.adopt) },
     );
     this.status = this.release.status.status;
     this.releaseName = this.release.name;

@@ -40,11 +40,18 @@ export interface TeardownGuardArgs {
   stackName: string;
 }
 
-/** See the module comment. No outputs. Errors: the delete fails, naming the dependent stacks. */
+/**
+ * See the module comment. Output: `ready`, true once the guard is in place in this run (after every resource
+ * it depends on): whatever lets a compute plane use this stack (its registrations) is exported only then, so
+ * no compute-plane stack can come to reference a control plane that has no guard yet, e.g. after a first
+ * `pulumi up` that failed part-way. Errors: the delete fails, naming the dependent stacks.
+ */
 export class TeardownGuard extends pulumi.ComponentResource {
+  readonly ready: pulumi.Output<boolean>;
+
   constructor(name: string, args: TeardownGuardArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:TeardownGuard", name, {}, opts);
-    new command.local.Command(
+    const guard = new command.local.Command(
       name,
       {
         create: "true",
@@ -58,6 +65,7 @@ export class TeardownGuard extends pulumi.ComponentResource {
       },
       { parent: this, dependsOn: opts?.dependsOn },
     );
+    this.ready = guard.urn.apply(() => true);
     this.registerOutputs({});
   }
 }

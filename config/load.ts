@@ -2,8 +2,13 @@
  * The one place that reads stack config. `validateConfig` is pure (raw key/value pairs in, typed config or
  * every problem out); `loadConfig` feeds it from the Pulumi engine.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import * as yaml from "js-yaml";
 import type { z } from "zod";
+import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
+import { kubeconfigServer } from "../values/registration";
 import { ConfigError, type Problem, describe } from "./problems";
 import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
@@ -17,6 +22,8 @@ import {
 export type StackConfig = ControlPlaneConfig | ComputePlaneConfig;
 
 const NS = "nvcf";
+/** The project directory (where Pulumi.yaml and the stack files are). */
+const PROJECT_ROOT = path.resolve(__dirname, "..");
 const secretKeySet: ReadonlySet<string> = new Set(SECRET_KEYS);
 
 /**
@@ -268,16 +275,127 @@ function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown, schema
   return out;
 }
 
+/** Names for a `found`/`expected` field: `"a", "b"`, at most `max` of them, then how many more. */
+function nameList(names: readonly string[], max = 8): string {
+  const shown = names.slice(0, max).map((n) => JSON.stringify(n));
+  return names.length > max ? `${shown.join(", ")} and ${names.length - max} more` : shown.join(", ");
+}
+
 /**
- * Validates a stack's raw config: structure (zod, strict), then the cross-field rules; both kinds are
- * reported together. Input: `raw` maps keys without the `nvcf:` prefix to raw strings, `secretKeys` names
- * the keys set with `--secret`, `stack` is the stack name. Output: the typed config.
+ * Whether a kubeconfig context can be used, checked against the ambient kubeconfig (pure). Input: the config
+ * key (without `nvcf:`), the context name (undefined: the kubeconfig's current context), the view. Output: a
+ * problem naming the key, what the kubeconfig holds and the fix, or none.
+ */
+function contextProblem(key: string, context: string | undefined, kube: KubeconfigView): Problem[] {
+  const where = kube.files.length
+    ? `the kubeconfig (${kube.files.join(", ")})`
+    : `a kubeconfig file (none of ${kube.searched.join(", ") || "the KUBECONFIG files"} exists)`;
+  const set = `pulumi config set --path ${shellKey(key)}`;
+  const available = Object.keys(kube.contexts).sort();
+  const noFile =
+    "point KUBECONFIG at your kubeconfig file (kubectl config get-contexts lists its contexts), or give the kubeconfig itself as a secret";
+  const unreadable = kube.unreadable.length
+    ? ` (not read: ${kube.unreadable.map((u) => `${u.file}: ${u.reason}`).join("; ")})`
+    : "";
+  if (context === undefined) {
+    if (kube.currentContext && kube.contexts[kube.currentContext]) return [];
+    return [
+      {
+        key: `${NS}:${key}`,
+        expected: `a context of ${where}${available.length ? `: one of ${nameList(available)}` : ""}`,
+        found: `nothing, and the kubeconfig sets no usable current-context${unreadable}`,
+        fix: available.length ? `${set} <context>` : noFile,
+      },
+    ];
+  }
+  const ctx = kube.contexts[context];
+  if (!ctx)
+    return [
+      {
+        key: `${NS}:${key}`,
+        expected: `a context of ${where}${available.length ? `: one of ${nameList(available)}` : ""}`,
+        found: `${JSON.stringify(context)}, which ${kube.files.length ? "it does not define" : "no kubeconfig defines"}${unreadable}`,
+        fix: available.length
+          ? `${set} <one of them>, or point KUBECONFIG at the file that defines ${JSON.stringify(context)}`
+          : noFile,
+      },
+    ];
+  const missing = [
+    ...(kube.clusters.includes(ctx.cluster) ? [] : [`cluster ${JSON.stringify(ctx.cluster)}`]),
+    ...(kube.users.includes(ctx.user) ? [] : [`user ${JSON.stringify(ctx.user)}`]),
+  ];
+  if (missing.length === 0) return [];
+  return [
+    {
+      key: `${NS}:${key}`,
+      expected: `a context of ${where} whose cluster and user are defined`,
+      found: `${JSON.stringify(context)}, whose ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not defined there`,
+      fix: `add the missing entries to the kubeconfig (kubectl config set-cluster / set-credentials), or ${set} <another context>`,
+    },
+  ];
+}
+
+/** A kubeconfig given as a secret config value must name an API server (its current context's, or its only cluster's). */
+function inlineKubeconfigProblem(key: string, text: string): Problem[] {
+  let server = "";
+  try {
+    server = kubeconfigServer(text);
+  } catch {
+    server = "";
+  }
+  if (server) return [];
+  return [
+    {
+      key: `${NS}:${key}`,
+      expected: "a kubeconfig (YAML) whose current context names a cluster with a server URL",
+      found: "[secret] (not a kubeconfig, or no cluster server in it)",
+      fix: `pulumi config set --secret ${shellKey(key)} -- "$(kubectl config view --minify --flatten --context <context>)"`,
+    },
+  ];
+}
+
+/**
+ * Kubernetes access problems of a structurally valid config, checked against the ambient kubeconfig before
+ * anything reads it (pure). Control plane: `nvcf:kubernetes.context` when neither `nvcf:kubeconfig` nor
+ * `nvcf:aws.eksClusterName` is set, each GPU cluster's `context` unless `nvcf:gpuClusterKubeconfigs.<name>`
+ * is given, and every given kubeconfig must name a server. Compute plane: `nvcf:kubernetes.context` unless
+ * `nvcf:kubeconfig` is set. Output: problems (empty when everything can be reached as configured).
+ */
+export function kubeAccessProblems(cfg: StackConfig, kube: KubeconfigView): Problem[] {
+  const out: Problem[] = [];
+  const control = cfg.plane === "control" ? (cfg as ControlPlaneConfig) : undefined;
+  if (cfg.kubeconfig !== undefined) out.push(...inlineKubeconfigProblem("kubeconfig", cfg.kubeconfig));
+  else if (!control?.aws?.eksClusterName)
+    out.push(...contextProblem("kubernetes.context", cfg.kubernetes.context, kube));
+  if (control) {
+    control.gpuClusters.forEach((c, i) => {
+      const given = control.gpuClusterKubeconfigs[c.name];
+      if (given !== undefined) out.push(...inlineKubeconfigProblem(`gpuClusterKubeconfigs.${c.name}`, given));
+      else if (c.context !== undefined)
+        out.push(...contextProblem(`gpuClusters[${i}].context`, c.context, kube));
+    });
+  }
+  return out;
+}
+
+/** Where `validateConfig` looks beyond the config itself (omitted in pure tests: those checks are skipped). */
+export interface ValidationEnvironment {
+  /** The ambient kubeconfig the stack would use (`stacks/kube.ts ambientKubeconfigView`). */
+  kubeconfig?: KubeconfigView;
+}
+
+/**
+ * Validates a stack's raw config: structure (zod, strict), then the cross-field rules, then (with `env`) the
+ * Kubernetes access the config names; all kinds are reported together. Input: `raw` maps keys without the
+ * `nvcf:` prefix to raw strings, `secretKeys` names the keys set with `--secret`, `stack` is the stack name,
+ * `env.kubeconfig` the ambient kubeconfig. Output: the typed config.
  * Throws `ConfigError` listing every problem (secret values redacted) when anything is wrong.
  */
 export function validateConfig(
   raw: Record<string, string>,
   secretKeys: ReadonlySet<string>,
   stack: string,
+  env: ValidationEnvironment = {},
 ): StackConfig {
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw))
@@ -339,14 +457,21 @@ export function validateConfig(
           found: "a plain-text value",
           fix: `pulumi config set --secret --path ${shellKey(path)} <value>, or better remove it and use ${NS}:cassandraPassword (--secret)`,
         });
+    if (env.kubeconfig) {
+      const known = new Set(problems.map((p) => p.key));
+      problems.push(
+        ...kubeAccessProblems(result.data as StackConfig, env.kubeconfig).filter((p) => !known.has(p.key)),
+      );
+    }
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(stack, problems);
   return result.data as StackConfig;
 }
 
 /**
- * Reads this stack's `nvcf:` config from the Pulumi engine and validates it (see `validateConfig`).
- * Throws `ConfigError` before any resource is registered.
+ * Reads this stack's `nvcf:` config from the Pulumi engine and validates it (see `validateConfig`), with the
+ * contexts of the ambient kubeconfig (KUBECONFIG, else ~/.kube/config). Throws `ConfigError` before any
+ * resource is registered.
  */
 export function loadConfig(): StackConfig {
   // Present in the SDK's runtime since 3.x but missing from its typings.
@@ -361,5 +486,70 @@ export function loadConfig(): StackConfig {
     raw[key] = value;
     if (isConfigSecret(full)) secret.add(key);
   }
-  return validateConfig(raw, secret, pulumi.getStack());
+  return validateConfig(raw, secret, pulumi.getStack(), { kubeconfig: ambientKubeconfigView() });
+}
+
+/**
+ * Paths (below `nvcf:releaseValues`) of the leaves a stack file holds as `secure:` values, i.e. set with
+ * `pulumi config set --secret --path`. Input: the stack file's text. Output: key paths as lists (`["cassandra",
+ * "cassandra", "serviceRolePassword"]`, list indexes as numbers); empty when the text is unreadable. The engine
+ * hands the program the whole `nvcf:releaseValues` decrypted and says only that some part of it is secret, so
+ * the stack file is the one place that says which part.
+ */
+export function secureReleaseValuePaths(stackFileText: string): (string | number)[][] {
+  let doc: { config?: Record<string, unknown> } | undefined;
+  try {
+    doc = yaml.load(stackFileText) as typeof doc;
+  } catch {
+    return [];
+  }
+  const out: (string | number)[][] = [];
+  const walk = (v: unknown, at: (string | number)[]) => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...at, i]));
+    else if (v && typeof v === "object") {
+      if ("secure" in v && Object.keys(v).length === 1) out.push(at);
+      else for (const [k, x] of Object.entries(v)) walk(x, [...at, k]);
+    }
+  };
+  walk(doc?.config?.[`${NS}:releaseValues`], []);
+  return out;
+}
+
+/**
+ * `releaseValues` with every secret leaf wrapped as a Pulumi secret, so it is masked by itself in previews and
+ * encrypted in the state like any secret: the credential paths (`releaseValueSecretPaths`) and the leaves the
+ * stack file holds as `secure:` (`secureReleaseValuePaths`). Input: the validated overrides and the stack file's
+ * text (undefined when not readable). Output: a copy; leaves that are not secret stay as they are.
+ */
+export function withSecretReleaseValues(
+  releaseValues: Record<string, Record<string, unknown>>,
+  stackFileText: string | undefined,
+): Record<string, Record<string, unknown>> {
+  const out = structuredClone(releaseValues);
+  const paths: (string | number)[][] = [
+    ...releaseValueSecretPaths(releaseValues).map((p) =>
+      (p.replace(/^releaseValues\./, "").match(/\[\d+\]|[^.[\]]+/g) ?? []).map((t) =>
+        t.startsWith("[") ? Number(t.slice(1, -1)) : t,
+      ),
+    ),
+    ...(stackFileText === undefined ? [] : secureReleaseValuePaths(stackFileText)),
+  ];
+  for (const p of paths) {
+    const parent = getPath(out, p.slice(0, -1));
+    const last = p[p.length - 1];
+    if (parent === null || typeof parent !== "object") continue;
+    const v = (parent as Record<string | number, unknown>)[last];
+    if (v !== undefined && !pulumi.Output.isInstance(v))
+      (parent as Record<string | number, unknown>)[last] = pulumi.secret(v);
+  }
+  return out;
+}
+
+/** The text of this stack's `Pulumi.<stack>.yaml` in the project directory, or undefined. */
+export function stackFileText(stack: string = pulumi.getStack()): string | undefined {
+  try {
+    return fs.readFileSync(path.join(PROJECT_ROOT, `Pulumi.${stack}.yaml`), "utf8");
+  } catch {
+    return undefined;
+  }
 }

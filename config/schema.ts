@@ -96,11 +96,21 @@ const charts = z
   })
   .prefault({});
 
+/**
+ * Where third-party images (OpenTelemetry, VictoriaMetrics, Envoy Gateway, KAI, Grove, Dynamo, NATS, the NVCA
+ * collectors, the node tuner's busybox and pause) come from (values/images.ts): `upstream` (default) as NVIDIA's
+ * stack pulls them; `mirror` from `<images.registry>/<images.repository>/<upstream path without its registry
+ * host>`, e.g. `ghcr.io/kai-scheduler/kai-scheduler/operator` → `<registry>/<repository>/kai-scheduler/kai-scheduler/operator`.
+ * An explicit per-image setting (e.g. `addons.kaiScheduler.imageRegistry`) wins over both.
+ */
+const thirdParty = z.enum(["upstream", "mirror"]).default("upstream");
+
 /** Image registry settings: `global.image.{registry,repository}` (docs/upstream-facts.md §1.6). */
 const images = z
   .strictObject({
     registry: str.min(1).default("nvcr.io"),
     repository: str.min(1).default("YOUR_ORG/YOUR_TEAM"),
+    thirdParty,
   })
   .prefault({});
 
@@ -331,6 +341,13 @@ const gpuCluster = z.strictObject({
   region: str.min(1).default("us-west-1"),
   /** Context in the ambient kubeconfig; else the cluster's kubeconfig is `nvcf:gpuClusterKubeconfigs.<name>` (secret). */
   context: str.min(1).optional(),
+  /**
+   * The cluster is already registered (e.g. by NVIDIA's `make register-cluster`; `nvcf import-helmfile` sets
+   * this from `registration/<cluster>-register-values.yaml`): these IDs are kept and recorded as this stack's
+   * registration without running `nvcf-cli cluster register`; `pulumi destroy` still deregisters them. Remove
+   * the key to have the program re-run `register --ignore-existing` (same IDs) on the next `up`.
+   */
+  registered: z.strictObject({ clusterID: str.min(1), clusterGroupID: str.min(1) }).optional(),
 });
 
 const aws = z
@@ -482,6 +499,11 @@ export const computePlaneSchema = z.strictObject({
   clusterName: str.min(1),
   kubernetes,
   charts,
+  /**
+   * Third-party images of this GPU cluster (`thirdParty`, as on the control plane); the mirror is the control
+   * plane's `images.registry`/`images.repository`, read through the stack reference.
+   */
+  images: z.strictObject({ thirdParty }).prefault({}),
   pullSecret,
   /** Pre-create the pull secret also in nvca-system and nvcf-backend (seed: avoids start-up races). */
   pullSecretNamespaces: z.array(str.min(1)).default(["nvca-operator", "nvca-system", "nvcf-backend"]),
@@ -489,8 +511,10 @@ export const computePlaneSchema = z.strictObject({
     .strictObject({
       maxUserInstances: z.number().int().default(8192),
       maxUserWatches: z.number().int().default(524288),
-      initImage: str.default("busybox:1.36"),
-      pauseImage: str.default("registry.k8s.io/pause:3.9"),
+      /** Init-container image; unset: `busybox:1.36`, or its mirror form with `images.thirdParty: mirror`. */
+      initImage: str.min(1).optional(),
+      /** Main-container image; unset: `registry.k8s.io/pause:3.9`, or its mirror form with `images.thirdParty: mirror`. */
+      pauseImage: str.min(1).optional(),
       /** GPU nodes are expected: the tuner must be scheduled on at least one of them. */
       requireGpuNodes: bool.default(true),
       /** Seconds to wait for the tuner to run on every node it is scheduled on. */

@@ -1,51 +1,218 @@
 #!/usr/bin/env bash
-# Benchmark (prints figures; not a test): wall time of `pulumi up`, a no-op `pulumi preview` and
-# `pulumi destroy` of the dev stack on the local cluster, and the program's own start-up time
-# (loading the stack program and validating the config, without the engine), over N runs.
-#   bash scripts/bench.sh [N=3]
+# Benchmark (prints figures; not a test). Everything runs in a private directory (own kwok clusters, state,
+# ICMS and a copy of the project), never in the checkout's or the default local clusters:
+#   bash scripts/bench.sh [RUNS=3]
+# Environment: NVCF_BENCH_DIR (default: a new /tmp/nvcf-bench.*; removed at the end unless given),
+# NVCF_BENCH_SCALE (readiness profile scale, default 60: one documented minute takes one second),
+# NVCF_BENCH_PARTS (default base,real: `base` = previews, up, GPU stacks; `real` = the readiness profile).
+#
+# Per run, as ratios measured in the same run (the machine may be shared: ratios, not seconds, are the figures):
+#   preview-noop/empty        no-op `pulumi preview -s dev` ÷ `pulumi preview` of an empty TypeScript program
+#                             (same engine, same node_modules, same transpile-only setting)
+#   up-phase/critical-path    `pulumi up -s dev` from nothing: resource phase ÷ the longest chain of the same run's
+#                             step durations over the state's dependencies (tools/bench-analyze.ts)
+#   helmfile/install          under the readiness profile (scripts/cluster.sh NVCF_READINESS_PROFILE=real): the
+#                             same run's release durations scheduled with Helmfile's stage barriers
+#                             (tools/bench-stages.ts) ÷ the program's install (resource phase); its inverse too
+#   gpu-parallel-N/1          N compute-plane stacks `pulumi up` from nothing in parallel shells ÷ one, N = 1, 2, 4
+#   startup-control/compute   command start to the engine's first resource from the program (seconds)
+# Closing table: min / median / max over the runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 RUNS="${1:-3}"
+SCALE="${NVCF_BENCH_SCALE:-60}"
+# Which parts run: base (previews, up, GPU stacks in parallel) and/or real (the readiness profile).
+PARTS="${NVCF_BENCH_PARTS:-base,real}"
+part() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 bash scripts/toolchain.sh >/dev/null
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
-bench_state=$(mktemp -d)
-export PULUMI_BACKEND_URL="file://$bench_state" NVCF_CLI_ICMS_DIR="$bench_state/icms"
+bash scripts/npm-install.sh
+
+keep_dir=1
+if [ -z "${NVCF_BENCH_DIR:-}" ]; then
+  NVCF_BENCH_DIR=$(mktemp -d /tmp/nvcf-bench.XXXXXX)
+  keep_dir=0
+fi
+export NVCF_LOCAL_DIR="$NVCF_BENCH_DIR"
+unset PULUMI_BACKEND_URL NVCF_CLI_ICMS_DIR KUBECONFIG_NVCF
 # shellcheck source=scripts/stack-env.sh
 source scripts/stack-env.sh
-bash scripts/npm-install.sh
-bash scripts/cluster.sh up nvcf-dev nvcf-gpu-a nvcf-gpu-b >/dev/null
-pulumi stack select --create dev >/dev/null
+# `--event-log` is shown by the CLI only with debug commands on.
+export PULUMI_DEBUG_COMMANDS=true
+# Resource operations at once: the engine's default is 4 x CPUs (8 on a 2-CPU machine, fewer than the releases a
+# Helmfile layer starts together); NVCF_BENCH_PARALLEL=0 keeps the default.
+PARALLEL="${NVCF_BENCH_PARALLEL:-32}"
+if [ "$PARALLEL" != 0 ]; then export PULUMI_PARALLEL="$PARALLEL"; fi
+GPU_CLUSTERS=(nvcf-gpu-a nvcf-gpu-b nvcf-gpu-c nvcf-gpu-d)
+ANALYZE=(node -r ts-node/register/transpile-only "$ROOT/tools/bench-analyze.ts")
+rows="$NVCF_LOCAL_DIR/rows"
+: >"$rows"
 
-times=$(mktemp)
-timed() { # label cmd...
-  local t0 t1
-  t0=$(date +%s%N)
-  "${@:2}" >/dev/null
-  t1=$(date +%s%N)
-  echo "$1 $(( (t1 - t0) / 1000000 ))" >>"$times"
+cleanup() {
+  set +e
+  bash "$ROOT/scripts/cluster.sh" down nvcf-dev "${GPU_CLUSTERS[@]}" >/dev/null 2>&1
+  [ "$keep_dir" = 1 ] || rm -rf "$NVCF_BENCH_DIR"
 }
-for i in $(seq 1 "$RUNS"); do
-  log "run $i/$RUNS"
-  timed "pulumi-up" pulumi up -s dev --yes --skip-preview
-  timed "pulumi-preview-noop" pulumi preview -s dev --expect-no-changes
-  timed "pulumi-destroy" pulumi destroy -s dev --yes --skip-preview
-  timed "program-startup-control" npx ts-node --transpile-only -P tsconfig.json -e 'require("./stacks/control"); require("./config/load")'
-  timed "program-startup-compute" npx ts-node --transpile-only -P tsconfig.json -e 'require("./stacks/compute"); require("./config/load")'
+trap cleanup EXIT
+
+# A private copy of the project with two more GPU clusters (gpu-c, gpu-d) registered by the control plane.
+proj="$NVCF_LOCAL_DIR/project"
+rm -rf "$proj" && mkdir -p "$proj"
+tar -C "$ROOT" --exclude=./.git --exclude=./node_modules --exclude=./coverage -cf - . | tar -C "$proj" -xf -
+ln -s "$ROOT/node_modules" "$proj/node_modules"
+for c in c d; do
+  sed -e "s/gpu-a/gpu-$c/g" "$ROOT/Pulumi.dev-gpu-a.yaml" >"$proj/Pulumi.dev-gpu-$c.yaml"
 done
-node -e '
-  const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map((l) => l.split(" "));
-  const by = {};
-  for (const [k, v] of rows) (by[k] ??= []).push(Number(v) / 1000);
-  console.log("figure                        runs     min   median      max  (seconds)");
-  for (const [k, v] of Object.entries(by)) {
-    v.sort((a, b) => a - b);
-    const med = v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    console.log(k.padEnd(28), String(v.length).padStart(5), v[0].toFixed(2).padStart(8), med.toFixed(2).padStart(8), v[v.length - 1].toFixed(2).padStart(8));
-  }
-' "$times"
-pulumi stack rm dev --yes --force --preserve-config >/dev/null 2>&1 || true
-rm -rf "$bench_state"
+awk '{ print } /^      context: kwok-nvcf-gpu-b$/ {
+  for (i = 0; i < 2; i++) { c = i ? "d" : "c"; print "    - name: gpu-" c; print "      region: us-west-2"; print "      context: kwok-nvcf-gpu-" c }
+}' "$ROOT/Pulumi.dev.yaml" >"$proj/Pulumi.dev.yaml"
+grep -q "context: kwok-nvcf-gpu-d" "$proj/Pulumi.dev.yaml" || die "could not add gpu-c/gpu-d to the copy of Pulumi.dev.yaml"
+
+# The empty program: same engine, same node_modules, TypeScript transpile-only as the project.
+empty="$NVCF_LOCAL_DIR/empty"
+mkdir -p "$empty"
+printf 'name: bench-empty\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n    tsconfig: tsconfig.pulumi.json\n' >"$empty/Pulumi.yaml"
+printf 'import * as pulumi from "@pulumi/pulumi";\n\nexport const stack = pulumi.getStack();\n' >"$empty/index.ts"
+printf '{"name":"bench-empty","main":"index.ts","devDependencies":{"typescript":"*","ts-node":"*"},"dependencies":{"@pulumi/pulumi":"*"}}\n' >"$empty/package.json"
+cp "$ROOT/tsconfig.pulumi.json" "$empty/tsconfig.pulumi.json"
+printf '{"compilerOptions":{"strict":true,"target":"ES2022","module":"commonjs","moduleResolution":"node","sourceMap":true,"skipLibCheck":true}}\n' >"$empty/tsconfig.json"
+ln -s "$ROOT/node_modules" "$empty/node_modules"
+
+ms() { date +%s%3N; }
+row() { echo "$1 $2" >>"$rows"; }
+secs() { awk -v a="$1" 'BEGIN { printf "%.3f", a / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# Starts the event-log stamper of a run (tag) and waits until it reads its FIFO.
+start_stamper() { # tag
+  local fifo="$NVCF_LOCAL_DIR/$1.fifo" out="$NVCF_LOCAL_DIR/$1.events"
+  rm -f "$fifo" "$out" "$out.ready"
+  mkfifo "$fifo"
+  (cd "$proj" && exec "${ANALYZE[@]}" stamp "$fifo" "$out") &
+  echo "$!" >"$NVCF_LOCAL_DIR/$1.stamper"
+  while [ ! -e "$out.ready" ]; do sleep 0.05; done
+}
+# Runs `pulumi up` of a stack in the project copy from nothing into the stamper of `tag` (start_stamper first),
+# records its start and end (ms) in <tag>.span and prints the figures (tools/bench-analyze.ts RunFigures, one
+# JSON line).
+up_logged() { # stack tag
+  local stack=$1 tag=$2 t0 sp
+  sp=$(cat "$NVCF_LOCAL_DIR/$tag.stamper")
+  t0=$(ms)
+  if ! (cd "$proj" && pulumi up -s "$stack" --yes --skip-preview --event-log "$NVCF_LOCAL_DIR/$tag.fifo" >"$NVCF_LOCAL_DIR/$tag.log" 2>&1); then
+    kill "$sp" 2>/dev/null || true
+    tail -30 "$NVCF_LOCAL_DIR/$tag.log" >&2
+    die "pulumi up -s $stack failed (log: $NVCF_LOCAL_DIR/$tag.log)"
+  fi
+  echo "$t0 $(ms)" >"$NVCF_LOCAL_DIR/$tag.span"
+  # The stamper ends at the engine's closing event (it may be another shell's child: poll, do not wait).
+  local w
+  for w in $(seq 1 200); do kill -0 "$sp" 2>/dev/null || break; sleep 0.05; done
+  (cd "$proj" && pulumi stack export -s "$stack" >"$NVCF_LOCAL_DIR/$tag.state.json")
+  (cd "$proj" && "${ANALYZE[@]}" run "$NVCF_LOCAL_DIR/$tag.events" "$NVCF_LOCAL_DIR/$tag.state.json" "$t0")
+}
+up_with_log() { # stack tag
+  start_stamper "$2"
+  up_logged "$1" "$2"
+}
+field() { node -e 'const f = JSON.parse(process.argv[1]); console.log(f[process.argv[2]]);' "$1" "$2"; }
+destroy() { (cd "$proj" && pulumi destroy -s "$1" --yes --skip-preview >"$NVCF_LOCAL_DIR/destroy-$1.log" 2>&1) || die "pulumi destroy -s $1 failed"; }
+timed_ms() { # cmd... ; prints elapsed ms
+  local t0
+  t0=$(ms)
+  "$@" >/dev/null 2>&1 || return 1
+  echo $(($(ms) - t0))
+}
+
+for s in dev dev-gpu-a dev-gpu-b dev-gpu-c dev-gpu-d; do (cd "$proj" && pulumi stack select --create "$s" >/dev/null); done
+(cd "$empty" && pulumi stack select --create empty >/dev/null && pulumi up -s empty --yes --skip-preview >/dev/null)
+
+log "bench dir $NVCF_LOCAL_DIR; $RUNS runs; machine load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# A loaded machine can make a cluster's first start fail (a port taken meanwhile by another cluster, a slow
+# start): up to three attempts, each cluster on its own.
+clusters_up() {
+  local c a
+  for c in "$@"; do
+    for a in 1 2 3; do
+      bash scripts/cluster.sh up "$c" >/dev/null && continue 2
+      log "cluster $c: attempt $a failed; recreating it"
+      bash scripts/cluster.sh down "$c" >/dev/null
+    done
+    die "cluster $c does not start"
+  done
+}
+clusters_up nvcf-dev "${GPU_CLUSTERS[@]}"
+for i in $(seq 1 "$RUNS"); do
+  part base || break
+  log "run $i/$RUNS: pulumi up -s dev"
+  f=$(up_with_log dev "up-dev-$i")
+  row startup-control-s "$(secs "$(field "$f" startupMs)")"
+  row up-phase-s "$(secs "$(field "$f" resourcePhaseMs)")"
+  row up-critical-path-s "$(secs "$(field "$f" criticalPathMs)")"
+  row up-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
+
+  log "run $i/$RUNS: no-op previews (program, empty program)"
+  p=$(cd "$proj" && timed_ms pulumi preview -s dev --expect-no-changes) || die "no-op preview of dev shows changes or fails"
+  e=$(cd "$empty" && timed_ms pulumi preview -s empty --expect-no-changes) || die "preview of the empty program failed"
+  row preview-noop-s "$(secs "$p")"
+  row preview-empty-s "$(secs "$e")"
+  row preview-noop/empty "$(ratio "$p" "$e")"
+
+  log "run $i/$RUNS: GPU stacks 1, 2, 4 in parallel"
+  one=0
+  for n in 1 2 4; do
+    letters=(a b c d)
+    pids=()
+    # Every stamper reads before the first `pulumi up` starts: their start-up is not part of any run.
+    for c in "${letters[@]:0:$n}"; do start_stamper "up-gpu-$c-$n-$i"; done
+    for c in "${letters[@]:0:$n}"; do
+      up_logged "dev-gpu-$c" "up-gpu-$c-$n-$i" >"$NVCF_LOCAL_DIR/figures-gpu-$c-$n-$i.json" &
+      pids+=("$!")
+    done
+    for p in "${pids[@]}"; do wait "$p" || die "a GPU stack failed in the run of $n"; done
+    # Wall time: first `pulumi up` started to last one finished.
+    w=$(for c in "${letters[@]:0:$n}"; do cat "$NVCF_LOCAL_DIR/up-gpu-$c-$n-$i.span"; done |
+      awk 'NR == 1 || $1 < s { s = $1 } $2 > e { e = $2 } END { print e - s }')
+    if [ "$n" = 1 ]; then
+      one=$w
+      row startup-compute-s "$(secs "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" startupMs)")"
+      row gpu-up-phase/critical-path "$(ratio "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" resourcePhaseMs)" "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" criticalPathMs)")"
+    fi
+    row "gpu-parallel-$n-s" "$(secs "$w")"
+    row "gpu-parallel-$n/1" "$(ratio "$w" "$one")"
+    for c in "${letters[@]:0:$n}"; do destroy "dev-gpu-$c" & done
+    wait
+  done
+  log "run $i/$RUNS: pulumi destroy -s dev"
+  destroy dev
+done
+
+if part real; then
+  log "readiness profile: recreating nvcf-dev with NVCF_READINESS_PROFILE=real, scale 1/$SCALE"
+  bash scripts/cluster.sh down nvcf-dev >/dev/null
+  NVCF_READINESS_PROFILE=real NVCF_READINESS_SCALE="$SCALE" clusters_up nvcf-dev
+fi
+for i in $(seq 1 "$RUNS"); do
+  part real || break
+  log "run $i/$RUNS: pulumi up -s dev under the readiness profile"
+  f=$(up_with_log dev "up-dev-real-$i")
+  install=$(field "$f" resourcePhaseMs)
+  sched=$(field "$f" stageScheduleMs)
+  row real-install-s "$(secs "$install")"
+  row real-helmfile-schedule-s "$(secs "$sched")"
+  row real-helmfile/install "$(ratio "$sched" "$install")"
+  row real-install/helmfile "$(ratio "$install" "$sched")"
+  row real-phase/critical-path "$(ratio "$install" "$(field "$f" criticalPathMs)")"
+  destroy dev
+done
+
+echo
+echo "nvcf-pulumi benchmark: $RUNS runs; readiness profile scale 1/$SCALE (one documented minute = $(awk -v s="$SCALE" 'BEGIN { printf "%.2f", 60 / s }') s); PULUMI_PARALLEL=${PULUMI_PARALLEL:-default}"
+echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (ratios are measured within each run)"
+"${ANALYZE[@]}" stats "$rows"
+echo
+echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5"

@@ -6,6 +6,16 @@
 #   bash scripts/cluster.sh status           list clusters and whether they answer
 #   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
 #
+# Optional GPU clusters nvcf-gpu-c and nvcf-gpu-d (same shape as nvcf-gpu-a/b) start only when named, e.g. by
+# scripts/bench.sh in its private NVCF_LOCAL_DIR.
+#
+# Readiness profile (off by default; scripts/bench.sh turns it on):
+#   NVCF_READINESS_PROFILE=real NVCF_READINESS_SCALE=60 bash scripts/cluster.sh up [NAME...]
+# creates the clusters with kwok Stages under which a pod of Helm release R (label app.kubernetes.io/instance)
+# becomes Running/Ready, and a Job pod then completes, readiness_minutes(R) real-world minutes divided by the
+# scale after it is created (readiness_minutes lists the figures and where each comes from). The profile is
+# fixed when a cluster is created: `up` refuses an existing cluster made with another profile (`down` it first).
+#
 # Clusters: nvcf-dev (control plane: 3 CPU nodes, 1 GPU node, Gateway API CRDs of the experimental
 # channel, GatewayClass + Gateway "nvcf-gateway" with the listeners http 80, tcp 10081, nats 4222,
 # worker-tcp 10086), nvcf-gpu-a and nvcf-gpu-b (GPU clusters: 1 CPU node, 2 GPU nodes each).
@@ -33,12 +43,23 @@ export NVCF_LOCAL_DIR="${NVCF_LOCAL_DIR:-$NVCF_CACHE}"
 export KWOK_WORKDIR="$NVCF_LOCAL_DIR/kwok"
 KUBECONFIG_FILE="$NVCF_LOCAL_DIR/clusters/kubeconfig"
 ALL_CLUSTERS=(nvcf-dev nvcf-gpu-a nvcf-gpu-b)
+OPTIONAL_CLUSTERS=(nvcf-gpu-c nvcf-gpu-d)
+READINESS_PROFILE="${NVCF_READINESS_PROFILE:-none}"
+READINESS_SCALE="${NVCF_READINESS_SCALE:-60}"
+case "$READINESS_PROFILE" in none | real) ;; *) die "NVCF_READINESS_PROFILE must be none or real, got '$READINESS_PROFILE'" ;; esac
+[[ "$READINESS_SCALE" =~ ^[1-9][0-9]*$ ]] || die "NVCF_READINESS_SCALE must be a positive integer, got '$READINESS_SCALE'"
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
 
 cmd="${1:-up}"
 shift || true
 clusters=("$@")
 [ ${#clusters[@]} -gt 0 ] || clusters=("${ALL_CLUSTERS[@]}")
+for c in "${clusters[@]}"; do
+  case " ${ALL_CLUSTERS[*]} ${OPTIONAL_CLUSTERS[*]} " in
+    *" $c "*) ;;
+    *) die "unknown cluster '$c' (known: ${ALL_CLUSTERS[*]} ${OPTIONAL_CLUSTERS[*]})" ;;
+  esac
+done
 
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
 
@@ -132,7 +153,87 @@ componentsPatches:
       - key: enable-hostpath-provisioner
         value: "true"
 EOF
+  [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
   echo "$f"
+}
+
+# Real-world minutes until the pods of a Helm release are ready under the readiness profile `real`.
+# NVIDIA's installation guide (docs/user/helmfile-installation.md, "Deployment Progression and Monitoring")
+# gives the phases of a Helmfile install: dependencies 5-10 min, control-plane services 5-10 min, ingress
+# 1-2 min. Each phase's midpoint is spread over the longest chain of Helmfile `needs` inside it, so a phase
+# installed one level after the other takes its documented time:
+#   - dependencies (7.5 min; chain nats -> openbao-server -> nvcf-pki, 3 levels): 2.5 min each, except
+#     Cassandra, the slow one, 7.5 min (its startup probe allows 10 min: docs/user/troubleshooting.md);
+#   - services (7.5 min; chain ess-api -> api -> invocation-service -> vanity-gateway, 4 levels): 1.875 min;
+#   - ingress (1.5 min), and the releases no NVIDIA document gives a time for (observability, the GPU cluster
+#     add-ons and the NVCA operator): 1.5 min, the smallest documented phase.
+# Pods of no listed release (e.g. the inotify tuner) are ready at once, as without the profile.
+readiness_minutes() {
+  case "$1" in
+    cassandra) echo 7.5 ;;
+    nats | cert-manager | openbao-server | nvcf-pki) echo 2.5 ;;
+    api-keys | sis | api | nvct-api | invocation-service | grpc-proxy | ratelimiter | ess-api | notary-service | \
+      admin-issuer-proxy | reval | nats-auth-callout-service | llm-request-router | llm-api-gateway | \
+      vanity-gateway | nvcf-ui) echo 1.875 ;;
+    ingress | prometheus-operator-crds | opentelemetry-operator | victoria-metrics | otel-collector | \
+      default-monitors | state-metrics | function-autoscaler | kai-scheduler | nvcf-kai-topology | \
+      grove-operator | nvcf-grove-topology | dynamo-operator | nvca-operator) echo 1.5 ;;
+    *) echo 0 ;;
+  esac
+}
+READINESS_RELEASES=(cassandra nats cert-manager openbao-server nvcf-pki api-keys sis api nvct-api invocation-service
+  grpc-proxy ratelimiter ess-api notary-service admin-issuer-proxy reval nats-auth-callout-service llm-request-router
+  llm-api-gateway vanity-gateway nvcf-ui ingress prometheus-operator-crds opentelemetry-operator victoria-metrics
+  otel-collector default-monitors state-metrics function-autoscaler kai-scheduler nvcf-kai-topology grove-operator
+  nvcf-grove-topology dynamo-operator nvca-operator)
+
+# The kwok Stages of the readiness profile, as YAML documents appended to the kwokctl configuration. Stages in
+# the configuration replace kwokctl's defaults, so kwok's own default stages (node initialisation and lease
+# heartbeat, pod complete and delete, read from the kwok module at the pinned version) are written too; its
+# pod-ready stage is written once per delay, for the pods whose release label is in that delay's list, and
+# once without delay for every other pod.
+readiness_stages() {
+  local dir r m ms f classes="" list all_list
+  dir=$(cd "$NVCF_CACHE" && go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -f "$dir/kustomize/stage/pod/fast/pod-ready.yaml" ] || die "kwok stages not found in sigs.k8s.io/kwok@v$KWOK_VERSION"
+  for f in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-complete pod/fast/pod-delete; do
+    echo ---
+    cat "$dir/kustomize/stage/$f.yaml"
+  done
+  for r in "${READINESS_RELEASES[@]}"; do
+    m=$(readiness_minutes "$r")
+    case " $classes " in *" $m "*) ;; *) classes="$classes $m" ;; esac
+  done
+  all_list=$(printf "'%s', " "${READINESS_RELEASES[@]}")
+  for m in $classes; do
+    ms=$(awk -v m="$m" -v s="$READINESS_SCALE" 'BEGIN { printf "%d", m * 60000 / s }')
+    list=$(for r in "${READINESS_RELEASES[@]}"; do [ "$(readiness_minutes "$r")" = "$m" ] && printf "'%s', " "$r"; done)
+    echo ---
+    stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${m//./-}min" In "${list%, }" "$ms"
+  done
+  echo ---
+  stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" pod-ready NotIn "${all_list%, }" 0
+}
+
+# kwok's pod-ready stage (file) renamed, restricted to the pods whose release label is In/NotIn a list, delayed.
+stage_with() { # file name In|NotIn "'a', 'b'" delay-ms
+  awk -v name="$2" -v op="$3" -v vals="$4" -v ms="$5" -v q="'" '
+    /^  name: / && !named { print "  name: " name; named = 1; next }
+    /^    matchExpressions:$/ {
+      print
+      print "    - key: " q ".metadata.labels[\"app.kubernetes.io/instance\"]" q
+      print "      operator: " q op q
+      print "      values: [" vals "]"
+      next
+    }
+    /^  next:$/ { print "  delay:"; print "    durationMilliseconds: " ms }
+    { print }
+  ' "$1"
+}
+
+# The readiness profile a cluster was created with (recorded next to kwokctl's files), "none" when unrecorded.
+profile_of() {
+  cat "$KWOK_WORKDIR/clusters/$1/nvcf-readiness-profile" 2>/dev/null || echo none
 }
 
 gateway_yaml() {
@@ -195,6 +296,8 @@ up_one() {
   mkdir -p "$KWOK_WORKDIR"
   log="$KWOK_WORKDIR/$name.log"
   if exists "$name"; then
+    [ "$(profile_of "$name")" = "$READINESS_PROFILE" ] ||
+      die "cluster $name was created with readiness profile $(profile_of "$name"), not $READINESS_PROFILE: bash scripts/cluster.sh down $name first"
     if ! k "$name" get --raw /readyz >/dev/null 2>&1; then
       log "cluster $name: starting"
       kwokctl start cluster --name "$name" --wait 2m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not start $name"; }
@@ -202,7 +305,11 @@ up_one() {
       log "cluster $name: already running"
     fi
   else
-    log "cluster $name: creating"
+    if [ "$READINESS_PROFILE" = none ]; then
+      log "cluster $name: creating"
+    else
+      log "cluster $name: creating (readiness profile $READINESS_PROFILE, delays scaled 1/$READINESS_SCALE)"
+    fi
     mkdir -p "$(dirname "$KUBECONFIG_FILE")"
     kwokctl --config "$(kwokctl_config)" create cluster --name "$name" --runtime binary \
       --kubeconfig "$KUBECONFIG_FILE" \
@@ -212,6 +319,7 @@ up_one() {
       --etcd-binary "$(command -v etcd)" \
       --kwok-controller-binary "$(command -v kwok)" \
       --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
+    [ "$READINESS_PROFILE" = none ] || echo "$READINESS_PROFILE" >"$KWOK_WORKDIR/clusters/$name/nvcf-readiness-profile"
   fi
   # Nodes (idempotent).
   local nodes n specs
@@ -258,8 +366,17 @@ check_loopback() {
   command -v ss >/dev/null || { log "cluster $name: ss not found; listening addresses not checked"; return 0; }
   pids=$(for f in "$dir"/*.pid; do [ -f "$f" ] && { cat "$f"; echo; }; done | grep -E '^[0-9]+$' | paste -sd'|' || true)
   [ -n "$pids" ] || die "cluster $name: no component pid files in $dir"
-  ss -H -ltnp 2>/dev/null | grep -qE "pid=($pids)," || die "cluster $name: ss shows no listening socket of its components"
-  bad=$(ss -H -ltnp 2>/dev/null | grep -E "pid=($pids)," | awk '$4 !~ /^127\.0\.0\.1:/ { print $4, $6 }' || true)
+  # ss's output is read whole before grep looks at it: `ss | grep -q` fails under pipefail when grep stops
+  # early and ss gets SIGPIPE, which a machine with many sockets makes likely. The components may still be
+  # opening their ports right after kwokctl returns: give them a few seconds.
+  local i listening=""
+  for i in $(seq 1 20); do
+    listening=$(ss -H -ltnp 2>/dev/null | grep -E "pid=($pids)," || true)
+    [ -z "$listening" ] || break
+    sleep 0.5
+  done
+  [ -n "$listening" ] || die "cluster $name: ss shows no listening socket of its components"
+  bad=$(awk '$4 !~ /^127\.0\.0\.1:/ { print $4, $6 }' <<<"$listening")
   [ -z "$bad" ] || die "cluster $name: components listen beyond 127.0.0.1: $bad"
 }
 
@@ -294,11 +411,17 @@ case "$cmd" in
     echo "export KUBECONFIG=$KUBECONFIG_FILE"
     ;;
   down)
+    # Without names: every cluster, the optional ones included.
+    [ $# -gt 0 ] || clusters=("${ALL_CLUSTERS[@]}" "${OPTIONAL_CLUSTERS[@]}")
     for c in "${clusters[@]}"; do down_one "$c"; done
-    if pgrep -f "$KWOK_WORKDIR/clusters/" >/dev/null 2>&1; then die "processes of the local clusters are still running"; fi
+    # Only the named clusters' processes: other clusters of this NVCF_LOCAL_DIR may keep running.
+    for c in "${clusters[@]}"; do
+      if pgrep -f "$KWOK_WORKDIR/clusters/$c/" >/dev/null 2>&1; then die "processes of the local cluster $c are still running"; fi
+    done
     ;;
   status)
-    for c in "${ALL_CLUSTERS[@]}"; do
+    for c in "${ALL_CLUSTERS[@]}" "${OPTIONAL_CLUSTERS[@]}"; do
+      case " ${OPTIONAL_CLUSTERS[*]} " in *" $c "*) exists "$c" || continue ;; esac
       if exists "$c" && k "$c" get --raw /readyz >/dev/null 2>&1; then echo "$c running"; elif exists "$c"; then echo "$c stopped"; else echo "$c absent"; fi
     done
     ;;

@@ -12,6 +12,15 @@ case ":$PATH:" in
   *":$NVCF_TOOLCHAIN_BIN:"*) ;;
   *) export PATH="$NVCF_TOOLCHAIN_BIN:$PATH" ;;
 esac
+# Node.js policy packs (`--policy-pack policy`): the embedded language host cannot start them, so
+# scripts/policy-analyzer.sh builds a front for it; once built, its bin dir (pulumi + the front) comes first.
+if _nvcf_policy_bin=$(bash "$_nvcf_root/scripts/policy-analyzer.sh" --print-bin 2>/dev/null); then
+  case ":$PATH:" in
+    *":$_nvcf_policy_bin:"*) ;;
+    *) export PATH="$_nvcf_policy_bin:$PATH" ;;
+  esac
+fi
+unset _nvcf_policy_bin
 
 # Plugins (kubernetes, random, command) are installed here by scripts/toolchain.sh.
 export PULUMI_HOME="$NVCF_CACHE/pulumi-home"

@@ -10,6 +10,7 @@ cd "$ROOT"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 bash scripts/toolchain.sh
+bash scripts/policy-analyzer.sh >/dev/null
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
 # shellcheck source=scripts/stack-env.sh
@@ -33,7 +34,7 @@ bash scripts/cluster.sh up >/dev/null
 for s in dev "${COMPUTE_STACKS[@]}"; do
   select_stack "$s"
   log "pulumi up -s $s"
-  pulumi up -s "$s" --yes --skip-preview
+  pulumi up -s "$s" --yes --skip-preview --policy-pack policy
 done
 for s in dev "${COMPUTE_STACKS[@]}"; do
   log "outputs of $s"

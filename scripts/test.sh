@@ -10,6 +10,7 @@ cd "$ROOT"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 bash scripts/toolchain.sh || die "toolchain build failed"
+bash scripts/policy-analyzer.sh >/dev/null || die "policy analyzer build failed"
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
 bash scripts/npm-install.sh || die "npm ci failed"
@@ -24,6 +25,9 @@ log "unit tests"
 # The chart contract tests (tests/unit/charts.test.ts) run the Helm CLI; they fail, not skip, without it.
 NVCF_HELM=$(bash scripts/helm.sh) || die "helm build failed"
 export NVCF_HELM
+# The workflow linter of tests/unit/workflow.test.ts (.github/workflows/*.yml).
+NVCF_ACTIONLINT=$(bash scripts/actionlint.sh) || die "actionlint build failed"
+export NVCF_ACTIONLINT
 npx jest --selectProjects unit --ci --json --outputFile="$results/unit.json" || status=1
 
 log "end-to-end tests (fresh local clusters)"

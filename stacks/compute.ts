@@ -5,11 +5,13 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlane } from "../components/computePlane";
+import { enabledReleases } from "../catalog/releases";
+import { ComputePlane, computeReleaseNamespace } from "../components/computePlane";
+import { recoverReleases } from "../components/recovery";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
-import type { ComputeInputs } from "../values/compute";
+import { type ComputeInputs, computeFlags } from "../values/compute";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
 export interface ControlPlaneValues {
@@ -122,14 +124,37 @@ export async function controlPlaneValues(
   return out as unknown as ControlPlaneValues;
 }
 
+/**
+ * When this stack creates its pull secret and has no `nvcf:registryKey` of its own, the control plane's
+ * secret output `imageRegistryKey` must hold one: checked (awaited, the value is never printed) before any
+ * resource of this stack is registered. Throws `ConfigError` naming `nvcf:registryKey` and both ways to fix it.
+ */
+export async function requireRegistryKey(ref: pulumi.StackReference, cfg: ComputePlaneConfig): Promise<void> {
+  if (cfg.registryKey !== undefined || cfg.pullSecret.name === null || !cfg.pullSecret.create) return;
+  const d = await ref.getOutputDetails("imageRegistryKey");
+  if (d.secretValue || d.value) return;
+  const short = cfg.controlPlaneStack.split("/").pop();
+  throw new ConfigError(pulumi.getStack(), [
+    {
+      key: "nvcf:registryKey",
+      expected: `the image registry key for the pull secret ${cfg.pullSecret.name} (this stack's, or the one of control-plane stack ${cfg.controlPlaneStack})`,
+      found: "nothing in either",
+      fix: `pulumi config set --secret nvcf:registryKey <key> (here, or in stack ${short} and pulumi up -s ${short}), or pulumi config set --path nvcf:pullSecret.create false if the secret exists`,
+    },
+  ]);
+}
+
 /** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
-  const cp = readControlPlane(ref);
-  // Checked before any resource of this stack is registered: a mismatch fails with nothing touched.
+  // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
+  // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
+  // missing one is reported once, as the config problem, not also as an unhandled exception per output.
   const inputs = pulumi.output(computeInputs(cfg, await controlPlaneValues(ref, cfg)));
+  await requireRegistryKey(ref, cfg);
+  const cp = readControlPlane(ref);
   const kubeconfig = cfg.kubeconfig === undefined ? undefined : pulumi.secret(cfg.kubeconfig);
   const provider = new k8s.Provider("compute-plane-cluster", {
     kubeconfig,
@@ -137,22 +162,24 @@ export async function computePlaneStack(
     suppressHelmHookWarnings: true,
   });
   // The registry key: this stack's own, else the control plane's (a secret output of the contract).
-  const registryKey =
-    cfg.registryKey !== undefined
-      ? pulumi.secret(cfg.registryKey)
-      : cp.imageRegistryKey.apply((k) => {
-          if (!k && cfg.pullSecret.name !== null && cfg.pullSecret.create) {
-            throw new Error(
-              `the pull secret needs a registry key: set nvcf:registryKey (secret) in this stack, or nvcf:registryKey in ${cfg.controlPlaneStack}`,
-            );
-          }
-          return k;
-        });
+  const registryKey = cfg.registryKey !== undefined ? pulumi.secret(cfg.registryKey) : cp.imageRegistryKey;
+  // Interrupted or failed earlier runs: stale Helm records and leftover hooks are cleared, lost releases adopted.
+  const adopt = await recoverReleases({
+    access: { kubectl: cfg.kubectlPath, context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
+    releases: enabledReleases("compute", cfg.bundleVersion, computeFlags(cfg)).map((r) => ({
+      name: r.name,
+      namespace: computeReleaseNamespace(r),
+      timeoutSeconds: cfg.charts.timeoutSeconds,
+    })),
+    stack: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+    dryRun: pulumi.runtime.isDryRun(),
+  });
   const plane = new ComputePlane(
     "nvcf",
     {
       config: cfg,
       inputs,
+      adopt,
       registryKey,
       chartRegistryPassword:
         cfg.chartRegistryPassword === undefined ? undefined : pulumi.secret(cfg.chartRegistryPassword),

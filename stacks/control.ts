@@ -4,11 +4,16 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ControlPlane, type GpuClusterAccess } from "../components/controlPlane";
+import { enabledReleases } from "../catalog/releases";
+import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
+import { recoverReleases } from "../components/recovery";
+import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
+import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
 import { kubeconfigForContext } from "./kube";
+import { afterSettled, publishAsKnown } from "./outputs";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -44,10 +49,24 @@ export async function controlPlaneStack(
   });
 
   const stackName = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+  // Interrupted or failed earlier runs: stale Helm records and leftover hooks are cleared, lost releases adopted.
+  const adopt = cfg.aws?.eksClusterName
+    ? {}
+    : await recoverReleases({
+        access: { kubectl: "kubectl", context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
+        releases: enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => ({
+          name: r.name,
+          namespace: releaseNamespace(r, cfg),
+          timeoutSeconds: cfg.charts.timeoutSeconds,
+        })),
+        stack: stackName,
+        dryRun: pulumi.runtime.isDryRun(),
+      });
   const cp = new ControlPlane(
     "nvcf",
     {
-      config: cfg,
+      // Secret leaves of nvcf:releaseValues stay secret, each by itself (config/load.ts).
+      config: { ...cfg, releaseValues: withSecretReleaseValues(cfg.releaseValues, stackFileText()) },
       secrets: {
         registryKey: secretOf(cfg.registryKey),
         chartRegistryPassword: secretOf(cfg.chartRegistryPassword),
@@ -57,6 +76,7 @@ export async function controlPlaneStack(
       },
       gpuClusters,
       stackName,
+      adopt,
     },
     { providers: { kubernetes: provider } },
   );
@@ -66,23 +86,36 @@ export async function controlPlaneStack(
     dnsRecords(cfg.aws.region, cfg.aws.route53ZoneId, Object.values(cp.hosts), cp.gatewayAddress);
   }
 
-  return {
-    ...toStackOutputs({
-      contractVersion: 1,
-      bundleVersion: cfg.bundleVersion,
-      domain: cfg.domain,
-      gatewayAddress: cp.gatewayAddress,
-      hosts: cp.hosts,
-      icmsUrl: cp.gatewayUrl,
-      revalUrl: cp.gatewayUrl,
-      natsUrl: cp.natsUrl,
-      imageRegistry: cfg.images.registry,
-      imageRepository: cfg.images.repository,
-      pullSecretName: cfg.pullSecret.name,
-      ncaId: cfg.ncaId,
-      clusterRegistrations: cp.registrations,
-      imageRegistryKey: cfg.registryKey ?? "",
-    }),
-    releases: pulumi.output(Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]))),
-  };
+  const statuses = Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]));
+  const contract = toStackOutputs({
+    contractVersion: 1,
+    bundleVersion: cfg.bundleVersion,
+    domain: cfg.domain,
+    gatewayAddress: cp.gatewayAddress,
+    hosts: cp.hosts,
+    icmsUrl: cp.gatewayUrl,
+    revalUrl: cp.gatewayUrl,
+    natsUrl: cp.natsUrl,
+    imageRegistry: cfg.images.registry,
+    imageRepository: cfg.images.repository,
+    pullSecretName: cfg.pullSecret.name,
+    ncaId: cfg.ncaId,
+    // Exported once the teardown guard is in place, so no compute plane can rely on a stack without one.
+    clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
+    imageRegistryKey: cfg.registryKey ?? "",
+  });
+  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  if (pulumi.runtime.isDryRun()) return outputs;
+  // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
+  const settled = publishAsKnown({
+    values: contract,
+    maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+  });
+  return afterSettled(outputs, settled);
 }
+
+/**
+ * The `releases` output's value for a release the last `pulumi up` did not finish (it failed, or the run
+ * stopped first); every other entry is Helm's status of the release (`deployed`).
+ */
+export const RELEASE_UNFINISHED = "unfinished";

@@ -14,6 +14,7 @@ import * as yaml from "js-yaml";
 import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { DEFAULT_FEATURE_GATES } from "../config/rules";
 import type { ComputePlaneConfig, Toleration } from "../config/schema";
+import { UPSTREAM, PINNED_TAGS, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
 import { type Values, deepMerge, isPlainObject } from "./merge";
 
 /** What the control plane hands a compute plane (read through the stack-reference contract). */
@@ -37,12 +38,47 @@ export interface ComputeInputs {
 /** Public registries the add-on charts pull from when no mirror is configured (the charts' published defaults). */
 export const UPSTREAM_IMAGE_REGISTRIES = {
   /** KAI scheduler: every image is `<global.registry>/<component>:<chart version>`. */
-  kaiScheduler: "ghcr.io/kai-scheduler/kai-scheduler",
+  kaiScheduler: UPSTREAM.kaiScheduler,
   /** Grove: `grove-operator`, `grove-install-crds`, `grove-initc`. */
-  groveOperator: "ghcr.io/ai-dynamo/grove",
+  groveOperator: UPSTREAM.grove,
   /** Dynamo: the `kubernetes-operator` image NVIDIA's stack sets. */
   dynamoOperator: "nvcr.io/nvidia/ai-dynamo",
 } as const;
+
+/** The image mirror a compute plane reads from its control plane (`images.registry`/`images.repository`). */
+export type ImageMirror = Pick<ComputeInputs, "imageRegistry" | "imageRepository">;
+
+/**
+ * Where a compute-plane third-party image comes from: `explicit` when set, the mirror form of `upstream` with
+ * `images.thirdParty: mirror` (values/images.ts), else `upstream` itself.
+ */
+function computeImage(cfg: ComputePlaneConfig, mirror: ImageMirror, upstream: string, explicit?: string) {
+  const base = mirrorBase(mirror.imageRegistry, mirror.imageRepository);
+  return thirdPartyImage(upstream, cfg.images.thirdParty, base, explicit);
+}
+
+/**
+ * The node tuner's images (components/inotifyTuner.ts): `inotify.initImage` / `inotify.pauseImage` when set,
+ * else `busybox:1.36` and `registry.k8s.io/pause:3.9` (NVCA docs), in their mirror form with
+ * `images.thirdParty: mirror`.
+ */
+export function inotifyImages(
+  cfg: ComputePlaneConfig,
+  mirror: ImageMirror,
+): { initImage: string; pauseImage: string } {
+  const mirrored = cfg.images.thirdParty === "mirror";
+  const base = mirrorBase(mirror.imageRegistry, mirror.imageRepository);
+  const pick = (explicit: string | undefined, upstream: string, plain: string) =>
+    explicit ?? (mirrored ? mirrorImage(upstream, base) : plain);
+  return {
+    initImage: pick(cfg.inotify.initImage, `${UPSTREAM.busybox}:${PINNED_TAGS.busybox}`, "busybox:1.36"),
+    pauseImage: pick(
+      cfg.inotify.pauseImage,
+      `${UPSTREAM.pause}:${PINNED_TAGS.pause}`,
+      "registry.k8s.io/pause:3.9",
+    ),
+  };
+}
 
 /**
  * The image versions a bundle pins for the NVCA operator, NVCA and its otel collector; `undefined` means the
@@ -225,6 +261,14 @@ export function nvcaOperatorValues(cfg: ComputePlaneConfig, inputs: ComputeInput
   const imageTag = op.imageTag ?? pins.imageTag;
   const nvcaVersion = op.nvcaVersion ?? pins.nvcaVersion;
   const otelTag = op.otelCollectorImageTag ?? pins.otelTag;
+  // NVCA's collectors are public NGC images (nvcr.io/nvidia/nvcf-byoc); with thirdParty: mirror they follow the mirror.
+  const mirrored = cfg.images.thirdParty === "mirror";
+  const otelRepository =
+    op.otelCollectorImageRepository ||
+    (mirrored ? computeImage(cfg, inputs, UPSTREAM.nvcaOtelCollector) : undefined);
+  const byooRepository =
+    op.byooOtelCollectorImageRepository ??
+    (mirrored && v080 ? computeImage(cfg, inputs, UPSTREAM.nvcaByooOtelCollector) : undefined);
   const selfManaged: Values = {
     region: op.region ?? inputs.region,
     icmsServiceURL: inputs.icmsServiceURL,
@@ -233,7 +277,7 @@ export function nvcaOperatorValues(cfg: ComputePlaneConfig, inputs: ComputeInput
     featureGateValues: featureGates(cfg),
     otelCollector: {
       enabled: cfg.observability.profile === "compute" || cfg.observability.profile === "all",
-      ...(op.otelCollectorImageRepository ? { imageRepository: op.otelCollectorImageRepository } : {}),
+      ...(otelRepository ? { imageRepository: otelRepository } : {}),
       ...(otelTag ? { imageTag: otelTag } : {}),
     },
     imageCredHelper: { imageRepository: `${reg}/nvcf-image-credential-helper` },
@@ -264,8 +308,12 @@ export function nvcaOperatorValues(cfg: ComputePlaneConfig, inputs: ComputeInput
     values["generateImagePullSecret"] = false;
     values["ngcConfig"] = { clusterSource: "self-managed" };
   }
-  if (op.byooOtelCollectorImageRepository)
-    values["agent"] = { byooOtelCollector: { imageRepository: op.byooOtelCollectorImageRepository } };
+  if (byooRepository) values["agent"] = { byooOtelCollector: { imageRepository: byooRepository } };
+  // The cluster validator (off unless enabled through releaseValues) would take nvcr.io/nvidia/nvcf-byoc otherwise.
+  if (mirrored)
+    values["clusterValidator"] = {
+      image: { repository: computeImage(cfg, inputs, UPSTREAM.nvcaClusterValidator) },
+    };
   const place = operatorPlacement(cfg);
   if (place.nodeSelector)
     values["nodeSelector"] = { key: place.nodeSelector.key, value: place.nodeSelector.value };
@@ -301,10 +349,11 @@ const KAI_RESOURCES: Record<string, [reqCpu: string, reqMem: string, limCpu: str
  * placement and pull secret under `global`, per-component resources, the scheduler's binpack placement
  * (`scheduler.placementStrategy` and the `nodeplacement` plugin: GPUs binpacked, CPUs spread) with the
  * preempt and consolidation actions off, and the default parent/child queues with unlimited quota.
- * `global.registry` is set only with a mirror (`addons.kaiScheduler.imageRegistry`); otherwise the published
- * chart's own (`ghcr.io/kai-scheduler/kai-scheduler`) applies.
+ * `global.registry` is set only with a mirror (`addons.kaiScheduler.imageRegistry`, else the mirror form of
+ * `ghcr.io/kai-scheduler/kai-scheduler` with `images.thirdParty: mirror`); otherwise the published chart's own
+ * applies. Every KAI pod, and the resource-reservation ServiceAccount, reference `global.imagePullSecrets`.
  */
-export function kaiValues(cfg: ComputePlaneConfig): Values {
+export function kaiValues(cfg: ComputePlaneConfig, mirror?: ImageMirror): Values {
   const unlimited = () => ({
     cpu: { quota: -1, limit: -1, overQuotaWeight: 1 },
     gpu: { quota: -1, limit: -1, overQuotaWeight: 1 },
@@ -323,7 +372,12 @@ export function kaiValues(cfg: ComputePlaneConfig): Values {
   const ips = pullSecrets(cfg);
   if (ips.length > 0) global["imagePullSecrets"] = ips;
   if (cfg.placement.tolerations.length > 0) global["tolerations"] = cfg.placement.tolerations;
-  if (cfg.addons.kaiScheduler.imageRegistry) global["registry"] = cfg.addons.kaiScheduler.imageRegistry;
+  const kaiRegistry =
+    cfg.addons.kaiScheduler.imageRegistry ??
+    (mirror && cfg.images.thirdParty === "mirror"
+      ? computeImage(cfg, mirror, UPSTREAM.kaiScheduler)
+      : undefined);
+  if (kaiRegistry) global["registry"] = kaiRegistry;
   const out: Values = { global };
   for (const [component, [rc, rm, lc, lm]] of Object.entries(KAI_RESOURCES))
     out[component] = { resources: { requests: { cpu: rc, memory: rm }, limits: { cpu: lc, memory: lm } } };
@@ -349,12 +403,17 @@ export function kaiValues(cfg: ComputePlaneConfig): Values {
  * probe / metrics ports with the operator provisioning its own webhook certificate, the CRD-installer init
  * container, `config.topologyAwareScheduling.enabled` when topology-aware scheduling is on (0.8.0) and
  * `config.network` when set. Placement: tolerations always; the node selector only from alpha.10 on (alpha.9
- * has no such value). With a mirror (`addons.groveOperator.imageRegistry`) the operator, CRD-installer and
- * init-container images come from it; otherwise from `ghcr.io/ai-dynamo/grove`.
+ * has no such value). With a mirror (`addons.groveOperator.imageRegistry`, else the mirror form of
+ * `ghcr.io/ai-dynamo/grove` with `images.thirdParty: mirror`) the operator, CRD-installer and init-container
+ * images come from it; otherwise from `ghcr.io/ai-dynamo/grove`. No pull secret: grove-charts (alpha.9,
+ * alpha.11) has no value for one (its Deployment renders no `imagePullSecrets`), so the nodes must be able
+ * to pull Grove's images themselves (docs/images-and-mirrors.md).
  */
-export function groveValues(cfg: ComputePlaneConfig): Values {
+export function groveValues(cfg: ComputePlaneConfig, images?: ImageMirror): Values {
   const tag = cfg.bundleVersion === "0.7.0" ? "v0.1.0-alpha.9" : "v0.1.0-alpha.11";
-  const mirror = cfg.addons.groveOperator.imageRegistry;
+  const mirror =
+    cfg.addons.groveOperator.imageRegistry ??
+    (images && cfg.images.thirdParty === "mirror" ? computeImage(cfg, images, UPSTREAM.grove) : undefined);
   const registry = mirror ?? UPSTREAM_IMAGE_REGISTRIES.groveOperator;
   const config: Values = {
     leaderElection: {
@@ -394,7 +453,8 @@ export function groveValues(cfg: ComputePlaneConfig): Values {
   if (ns && cfg.bundleVersion === "0.8.0") out["nodeSelector"] = { [ns.key]: ns.value };
   if (cfg.placement.tolerations.length > 0) out["tolerations"] = cfg.placement.tolerations;
   if (mirror) {
-    out["crdInstaller"] = { enabled: true, image: { repository: `${mirror}/grove-install-crds` } };
+    // The chart requires a tag with the repository (crdInstaller.image needs both).
+    out["crdInstaller"] = { enabled: true, image: { repository: `${mirror}/grove-install-crds`, tag } };
     out["deployment"] = { env: [{ name: "GROVE_INIT_CONTAINER_IMAGE", value: `${mirror}/grove-initc` }] };
   }
   return out;
@@ -410,16 +470,24 @@ export function groveValues(cfg: ComputePlaneConfig): Values {
  * `controllerManager.manager.resources`, JetStream under `nats.config.jetstream`, and the metrics Service
  * under `dynamo-operator.metricsService` (NVIDIA writes `controllerManager.resources`, `nats.jetstream` and a
  * top-level `metricsService`, which nothing reads). Mirrors: `addons.dynamoOperator.imageRegistry` replaces `nvcr.io/nvidia/ai-dynamo` for the
- * operator image, `natsImageRegistry` is the registry host of the NATS images; unset, the upstream ones.
+ * operator image, `natsImageRegistry` is the registry host of the NATS images; unset, their mirror forms with
+ * `images.thirdParty: mirror`, else the upstream ones. With a pull secret configured, the operator
+ * (`dynamo-operator.imagePullSecrets`) and NATS (`nats.global.image.pullSecretNames`) reference it (NVIDIA's
+ * stack passes none, so a private mirror could not be pulled from; issue 8 point 4).
  */
-export function dynamoValues(cfg: ComputePlaneConfig): Values {
+export function dynamoValues(cfg: ComputePlaneConfig, images?: ImageMirror): Values {
   const d = cfg.addons.dynamoOperator;
+  const mirrored = images !== undefined && cfg.images.thirdParty === "mirror";
   const ns = cfg.placement.nodeSelector;
   const tol = cfg.placement.tolerations;
   const controllerManager: Values = {
     manager: {
       image: {
-        repository: `${d.imageRegistry ?? UPSTREAM_IMAGE_REGISTRIES.dynamoOperator}/kubernetes-operator`,
+        repository: d.imageRegistry
+          ? `${d.imageRegistry}/kubernetes-operator`
+          : mirrored
+            ? computeImage(cfg, images, UPSTREAM.dynamoOperator)
+            : UPSTREAM.dynamoOperator,
       },
       // NVIDIA's stack writes these at controllerManager.resources, which the operator chart does not read.
       resources: { limits: { memory: "2Gi" }, requests: { cpu: "512m", memory: "1Gi" } },
@@ -451,9 +519,23 @@ export function dynamoValues(cfg: ComputePlaneConfig): Values {
   if (d.natsImageRegistry) {
     nats["container"] = { image: { registry: d.natsImageRegistry } };
     nats["reloader"] = { image: { registry: d.natsImageRegistry } };
+  } else if (mirrored) {
+    // The NATS chart composes `<registry>/<repository>:<tag>`: the mirror host, and the mirror path in front of
+    // the Docker Hub names (`nats`, `natsio/nats-server-config-reloader`).
+    const repoOf = (upstream: string) => mirrorImage(upstream, images.imageRepository).replace(/^\//, "");
+    nats["container"] = {
+      image: { registry: images.imageRegistry, repository: repoOf(UPSTREAM.nats) },
+    };
+    nats["reloader"] = {
+      image: { registry: images.imageRegistry, repository: repoOf(UPSTREAM.natsReloader) },
+    };
   }
+  const ips = pullSecrets(cfg);
+  // The NATS chart's pull secrets are names (`global.image.pullSecretNames`).
+  if (ips.length > 0) nats["global"] = { image: { pullSecretNames: ips.map((p) => p.name) } };
   return {
     "dynamo-operator": {
+      ...(ips.length > 0 ? { imagePullSecrets: ips } : {}),
       controllerManager,
       upgradeCRD: true,
       webhook: { failurePolicy: "Fail", certManager: { enabled: false } },
@@ -490,11 +572,11 @@ export function topologyValues(cfg: ComputePlaneConfig, target: "kai" | "grove")
  */
 export function computeValues(release: string, cfg: ComputePlaneConfig, inputs: ComputeInputs): Values {
   const table: Record<string, () => Values> = {
-    "kai-scheduler": () => kaiValues(cfg),
+    "kai-scheduler": () => kaiValues(cfg, inputs),
     "nvcf-kai-topology": () => topologyValues(cfg, "kai"),
-    "grove-operator": () => groveValues(cfg),
+    "grove-operator": () => groveValues(cfg, inputs),
     "nvcf-grove-topology": () => topologyValues(cfg, "grove"),
-    "dynamo-operator": () => dynamoValues(cfg),
+    "dynamo-operator": () => dynamoValues(cfg, inputs),
     "nvca-operator": () => nvcaOperatorValues(cfg, inputs),
   };
   const build = table[release];

@@ -19,6 +19,7 @@ import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { llmManagesIssuer } from "../config/rules";
 import type { ControlPlaneConfig, Toleration } from "../config/schema";
 import { NGC_USER } from "./credentials";
+import { PINNED_TAGS, UPSTREAM, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
 import { type Values, deepMerge } from "./merge";
 
 /** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
@@ -29,7 +30,20 @@ export interface ControlSecrets<S> {
   sidecarAuth: S;
   /** base64("user:key") for each account-bootstrap registry credential, in `accounts.registryCredentials` order. */
   functionAuth: S[];
+  /**
+   * Name of a Secret in the OpenBao namespace holding `cassandraPassword` and `sidecarAuth` under the env names
+   * of `OPENBAO_MIGRATIONS_SECRET_KEYS`. When given, the migrations env takes both by reference
+   * (`valueFrom.secretKeyRef`, which the chart renders as given: it writes `openbao.migrations.env` with
+   * toYaml), so the env list holds no secret and a preview shows its other entries; otherwise inline values.
+   */
+  migrationsSecretName?: S;
 }
+
+/** The env names of the OpenBao migrations' credentials, as keys of the `migrationsSecretName` Secret. */
+export const OPENBAO_MIGRATIONS_SECRET_KEYS = [
+  "DEFAULT_CASSANDRA_PASSWORD",
+  "NVCF_API_SIDECARS_IMAGE_PULL_SECRET",
+] as const;
 
 /** Which catalog flags are on for this config (the `condition`s of NVIDIA's helmfiles). */
 export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolean> {
@@ -120,6 +134,10 @@ function common(cfg: ControlPlaneConfig) {
   });
   /** A PDB knob of `environments/base.yaml` (0.8.0 only; the 0.7.0 stack passes none). */
   const pdb = (v: Values): Values => (old ? {} : { podDisruptionBudget: v });
+  /** A third-party image or repository: upstream, or its mirror form with `images.thirdParty: mirror` (values/images.ts). */
+  const thirdParty = (upstream: string) =>
+    thirdPartyImage(upstream, cfg.images.thirdParty, mirrorBase(reg, repo));
+  const mirrored = cfg.images.thirdParty === "mirror";
   return {
     reg,
     repo,
@@ -134,6 +152,8 @@ function common(cfg: ControlPlaneConfig) {
     otlp,
     springTracing,
     pdb,
+    thirdParty,
+    mirrored,
   };
 }
 
@@ -308,7 +328,7 @@ function builders<S>(): Record<string, Builder<S>> {
       ];
       return { crds: Object.fromEntries(all.map((c) => [c, { enabled: on.has(c) }])) };
     },
-    // Third-party charts keep their upstream images (as NVIDIA's stack does); a mirror sets them with releaseValues.
+    // Third-party charts keep their upstream images (as NVIDIA's stack does) unless images.thirdParty is mirror.
     "opentelemetry-operator": (cfg) => {
       const c = common(cfg);
       return {
@@ -317,8 +337,10 @@ function builders<S>(): Record<string, Builder<S>> {
           autoGenerateCert: { enabled: true, recreate: false },
         },
         manager: {
+          // The operator's own image: the chart default (its appVersion tag) unless mirrored.
+          ...(c.mirrored ? { image: { repository: c.thirdParty(UPSTREAM.otelOperator) } } : {}),
           collectorImage: {
-            repository: OBSERVABILITY_IMAGES.collectorRepository,
+            repository: c.thirdParty(OBSERVABILITY_IMAGES.collectorRepository),
             tag: OBSERVABILITY_IMAGES.collectorTag,
           },
         },
@@ -334,6 +356,15 @@ function builders<S>(): Record<string, Builder<S>> {
           persistentVolume: { enabled: true, size: "16Gi" },
           resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" } },
           serviceMonitor: { enabled: true },
+          // The chart composes `<registry>/<repository>:<tag>` (tag: its appVersion) unless mirrored.
+          ...(c.mirrored
+            ? {
+                image: {
+                  registry: c.reg,
+                  repository: mirrorImage(UPSTREAM.victoriaMetrics, c.repo).replace(/^\//, ""),
+                },
+              }
+            : {}),
         },
         ...(c.pullSecretList.length ? { global: { imagePullSecrets: c.pullSecretList } } : {}),
       };
@@ -345,7 +376,7 @@ function builders<S>(): Record<string, Builder<S>> {
       return {
         collectorName: "nvcf-observability",
         // The chart reads `image` as one string (repository:tag).
-        image: `${OBSERVABILITY_IMAGES.collectorRepository}:${OBSERVABILITY_IMAGES.collectorTag}`,
+        image: `${c.thirdParty(OBSERVABILITY_IMAGES.collectorRepository)}:${OBSERVABILITY_IMAGES.collectorTag}`,
         ...c.ips,
         targetAllocatorRbac: { create: o.components.discoveryRbac === "install" },
         targetAllocator: {
@@ -358,6 +389,11 @@ function builders<S>(): Record<string, Builder<S>> {
             podMonitorNamespaceSelector: {},
           },
           enabled: o.components.targetAllocator === "install",
+          // Mirrored: the target allocator's image in the OpenTelemetryCollector spec (the operator's default is
+          // ghcr.io/open-telemetry/opentelemetry-operator/target-allocator at its own version).
+          ...(c.mirrored
+            ? { image: `${c.thirdParty(UPSTREAM.targetAllocator)}:${PINNED_TAGS.targetAllocator}` }
+            : {}),
         },
         config: {
           receivers: { prometheus: { config: { scrape_configs: [] } } },
@@ -432,8 +468,16 @@ function builders<S>(): Record<string, Builder<S>> {
             issuerDiscovery: { enabled: cfg.openbao.issuerDiscovery },
             // The list replaces the chart default entirely: all three names, once each (secrets template).
             env: [
-              { name: "DEFAULT_CASSANDRA_PASSWORD", value: s.cassandraPassword },
-              { name: "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", value: s.sidecarAuth },
+              ...(
+                [
+                  ["DEFAULT_CASSANDRA_PASSWORD", s.cassandraPassword],
+                  ["NVCF_API_SIDECARS_IMAGE_PULL_SECRET", s.sidecarAuth],
+                ] as const
+              ).map(([name, value]) =>
+                s.migrationsSecretName === undefined
+                  ? { name, value }
+                  : { name, valueFrom: { secretKeyRef: { name: s.migrationsSecretName, key: name } } },
+              ),
               { name: "ADMIN_CLIENT_ID", value: "ncp" },
             ],
           },
@@ -978,6 +1022,51 @@ export function llmRouterAddress(cfg: ControlPlaneConfig): string {
   return (
     cfg.addons.llm.requestRouterAddress || `llm-request-router.nvcf.svc.cluster.local:${LLM_ROUTER_GRPC_PORT}`
   );
+}
+
+/**
+ * Values of the Envoy Gateway release (`gateway-helm`, `gateway.install: true`; components/gateway.ts). Empty, as
+ * NVIDIA's docs install it, unless a pull secret is configured (then `global.images.*.pullSecrets`, read by
+ * the controller Deployment, its certgen hook and the rate-limit Deployment) or `images.thirdParty: mirror`
+ * (then `global.images.envoyGateway.image` and, at the pinned chart version, `global.images.ratelimit.image` in
+ * their mirror forms; the chart's shutdown manager takes the controller image).
+ * Input: config. Output: values for gateway-helm.
+ */
+export function envoyGatewayValues(cfg: ControlPlaneConfig): Values {
+  const c = common(cfg);
+  const version = cfg.gateway.envoyGateway.version;
+  const eg: Values = {};
+  const rl: Values = {};
+  if (c.pullSecretList.length) {
+    eg["pullSecrets"] = c.pullSecretList;
+    rl["pullSecrets"] = c.pullSecretList;
+  }
+  if (c.mirrored) {
+    eg["image"] = `${c.thirdParty(UPSTREAM.envoyGateway)}:${version}`;
+    if (version === PINNED_TAGS.envoyGatewayVersion)
+      rl["image"] = `${c.thirdParty(UPSTREAM.envoyRatelimit)}:${PINNED_TAGS.envoyRatelimit}`;
+  }
+  const images: Values = {};
+  if (Object.keys(eg).length) images["envoyGateway"] = eg;
+  if (Object.keys(rl).length) images["ratelimit"] = rl;
+  return Object.keys(images).length ? { global: { images } } : {};
+}
+
+/**
+ * The `spec.provider.kubernetes` of the EnvoyProxy object the program creates with Envoy Gateway (the Envoy
+ * proxy Deployment of the Gateway): two replicas; with a pull secret, `envoyDeployment.pod.imagePullSecrets`;
+ * with `images.thirdParty: mirror`, `envoyDeployment.container.image` in its mirror form (Envoy Gateway's
+ * default proxy image otherwise). Input: config. Output: the `kubernetes` provider block.
+ */
+export function envoyProxyKubernetes(cfg: ControlPlaneConfig): Values {
+  const c = common(cfg);
+  const envoyDeployment: Values = { replicas: 2 };
+  if (c.pullSecretList.length) envoyDeployment["pod"] = { imagePullSecrets: c.pullSecretList };
+  if (c.mirrored)
+    envoyDeployment["container"] = {
+      image: `${c.thirdParty(UPSTREAM.envoyProxy)}:${PINNED_TAGS.envoyProxy}`,
+    };
+  return { envoyDeployment };
 }
 
 /** Release names that have a values builder (every control-plane release of the catalog). */

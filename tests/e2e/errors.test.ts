@@ -6,8 +6,12 @@
  * of the program's error is shown (no "unhandled exception", stack trace, object dump or colour codes: the
  * output is a pipe, not a TTY), that preview and up print the same list, and that nothing was created.
  *
- * Needs no cluster: the program validates its config before it reads a kubeconfig or registers a resource,
- * so KUBECONFIG points at a file that does not exist.
+ * A second stack names kubeconfig contexts that do not exist (issue 8 point 3): the same formatted list names
+ * each key, the contexts the kubeconfig has and the fix, before any resource is registered.
+ *
+ * Needs no cluster: the program validates its config (kubeconfig contexts included) before it registers a
+ * resource, so KUBECONFIG points at the unit tests' kubeconfig fixture, whose API servers are documentation
+ * addresses that are never dialled.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -16,6 +20,7 @@ import * as path from "node:path";
 import { copyProject } from "./project";
 
 const STACK = "dev-bad";
+const CTX_STACK = "dev-bad-context";
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-errors-"));
 const state = path.join(work, ".state");
 /** The Cassandra chart's built-in password (deploy/helm/cassandra/helm/values.yaml), refused everywhere. */
@@ -26,7 +31,7 @@ const env: NodeJS.ProcessEnv = {
   ...process.env,
   PULUMI_BACKEND_URL: `file://${state}`,
   PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
-  KUBECONFIG: path.join(work, "no-such-kubeconfig"),
+  KUBECONFIG: path.join(work, "kubeconfig"),
   PULUMI_SKIP_UPDATE_CHECK: "true",
   PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
 };
@@ -74,6 +79,18 @@ const EXPECTED = [
   "  - nvcf:releaseValues.cassandra.cassandra.serviceRolePassword: expected a secret value (a credential in releaseValues is stored in plain text otherwise), found a plain-text value. Fix: pulumi config set --secret --path nvcf:releaseValues.cassandra.cassandra.serviceRolePassword <value>, or better remove it and use nvcf:cassandraPassword (--secret)",
 ];
 
+/** Kubeconfig contexts the kubeconfig (the fixture: kwok-nvcf-dev, kwok-nvcf-gpu-a, kwok-nvcf-gpu-b) lacks. */
+const CONTEXT_MISTAKES: string[][] = [
+  ["--path", "nvcf:kubernetes.context", "kwok-nvcf-prod"],
+  ["--path", "nvcf:gpuClusters[1].context", "kwok-nvcf-gpu-z"],
+];
+const CONTEXTS = '"kwok-nvcf-dev", "kwok-nvcf-gpu-a", "kwok-nvcf-gpu-b"';
+const CONTEXT_EXPECTED = [
+  `stack "${CTX_STACK}" has 2 config problems; nothing was changed:`,
+  `  - nvcf:kubernetes.context: expected a context of the kubeconfig (<work>/kubeconfig): one of ${CONTEXTS}, found "kwok-nvcf-prod", which it does not define. Fix: pulumi config set --path nvcf:kubernetes.context <one of them>, or point KUBECONFIG at the file that defines "kwok-nvcf-prod"`,
+  `  - nvcf:gpuClusters[1].context: expected a context of the kubeconfig (<work>/kubeconfig): one of ${CONTEXTS}, found "kwok-nvcf-gpu-z", which it does not define. Fix: pulumi config set --path 'nvcf:gpuClusters[1].context' <one of them>, or point KUBECONFIG at the file that defines "kwok-nvcf-gpu-z"`,
+];
+
 /**
  * The program's error as the CLI's Diagnostics section shows it: the `error: ` line of the stack resource
  * and the lines indented under it, with the engine's indentation removed.
@@ -105,8 +122,12 @@ beforeAll(() => {
   fs.mkdirSync(state, { recursive: true });
   // The dev stack file keeps its encryption salt, so its secret registry key decrypts with the dev passphrase.
   fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${STACK}.yaml`));
+  fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${CTX_STACK}.yaml`));
+  fs.copyFileSync(path.join(work, "tests/unit/fixtures/kubeconfig"), path.join(work, "kubeconfig"));
   pulumi(["stack", "init", STACK]);
   for (const args of MISTAKES) pulumi(["config", "set", "-s", STACK, ...args]);
+  pulumi(["stack", "init", CTX_STACK]);
+  for (const args of CONTEXT_MISTAKES) pulumi(["config", "set", "-s", CTX_STACK, ...args]);
 }, 120_000);
 
 afterAll(() => {
@@ -134,4 +155,37 @@ test("pulumi up prints the same list, fails, and creates nothing", () => {
     deployment: { resources?: unknown[] };
   };
   expect(exported.deployment.resources ?? []).toEqual([]);
+}, 300_000);
+
+test("unknown kubeconfig contexts are config problems naming the key, the contexts there are and the fix", () => {
+  const r = pulumi(["preview", "-s", CTX_STACK], true);
+  const out = r.stdout + r.stderr;
+  expect(r.status).not.toBe(0);
+  expect(diagnostics(out).map((l) => l.split(work).join("<work>"))).toEqual(CONTEXT_EXPECTED);
+  expectClean(out);
+  const exported = JSON.parse(pulumi(["stack", "export", "-s", CTX_STACK]).stdout) as {
+    deployment: { resources?: unknown[] };
+  };
+  expect(exported.deployment.resources ?? []).toEqual([]);
+}, 300_000);
+
+test("a GPU cluster whose control-plane stack was never deployed gets one config problem, nothing else", () => {
+  // An initialised but empty control-plane stack: dev-empty exists in the backend with no outputs.
+  pulumi(["stack", "init", "dev-empty"]);
+  fs.writeFileSync(
+    path.join(work, "Pulumi.gpu-of-empty.yaml"),
+    fs
+      .readFileSync(path.join(work, "Pulumi.dev-gpu-a.yaml"), "utf8")
+      .replace("organization/nvcf/dev", "organization/nvcf/dev-empty"),
+  );
+  pulumi(["stack", "init", "gpu-of-empty"]);
+  const r = pulumi(["preview", "-s", "gpu-of-empty"], true);
+  const out = r.stdout + r.stderr;
+  expect(r.status).not.toBe(0);
+  expect(diagnostics(out)).toEqual([
+    'stack "gpu-of-empty" has 1 config problem; nothing was changed:',
+    "  - nvcf:controlPlaneStack: expected a deployed control-plane stack exporting contractVersion, bundleVersion, imageRegistry, imageRepository, hosts, icmsUrl, revalUrl, natsUrl, clusterRegistrations, found organization/nvcf/dev-empty without them (never deployed, or its last update did not finish). Fix: pulumi up -s dev-empty (and check its outputs with pulumi stack output -s dev-empty)",
+  ]);
+  expectClean(out);
+  expect(out).not.toMatch(/Required output/);
 }, 300_000);

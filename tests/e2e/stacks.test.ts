@@ -59,10 +59,13 @@ function run(
   }
   return r;
 }
+/** `pulumi preview` and `pulumi up` run with the project's policy pack (policy/, docs/policy-and-ci.md). */
+const withPolicy = (args: string[]) =>
+  args[0] === "preview" || args[0] === "up" ? [...args, "--policy-pack", "policy"] : args;
 const pulumi = (stack: string, ...args: string[]) =>
-  run("pulumi", [...args, "-s", stack, "--non-interactive"]);
+  run("pulumi", [...withPolicy(args), "-s", stack, "--non-interactive"]);
 const pulumiMayFail = (stack: string, ...args: string[]) =>
-  run("pulumi", [...args, "-s", stack, "--non-interactive"], { allowFail: true });
+  run("pulumi", [...withPolicy(args), "-s", stack, "--non-interactive"], { allowFail: true });
 const kubectl = (context: string, ...args: string[]) =>
   run("kubectl", ["--context", `kwok-nvcf-${context}`, ...args]).stdout;
 const outputs = (stack: string) =>
@@ -216,8 +219,29 @@ describe("control plane", () => {
     const job = JSON.parse(
       kubectl("dev", "get", "job", "openbao-server-migrations", "-n", "vault-system", "-o", "json"),
     );
-    const env = job.spec.template.spec.containers[0].env as { name: string; value: string }[];
-    const fromOpenbao = env.find((e) => e.name === "DEFAULT_CASSANDRA_PASSWORD")?.value;
+    type EnvVar = {
+      name: string;
+      value?: string;
+      valueFrom?: { secretKeyRef?: { name: string; key: string } };
+    };
+    const env = job.spec.template.spec.containers[0].env as EnvVar[];
+    // The two credentials come by reference from a Secret of the program (components/controlPlane.ts), not inline.
+    const fromSecret = (name: string) => {
+      const ref = env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+      expect(ref).toBeDefined();
+      const data = kubectl(
+        "dev",
+        "get",
+        "secret",
+        ref!.name,
+        "-n",
+        "vault-system",
+        "-o",
+        `jsonpath={.data.${ref!.key}}`,
+      );
+      return Buffer.from(data, "base64").toString();
+    };
+    const fromOpenbao = fromSecret("DEFAULT_CASSANDRA_PASSWORD");
     // The real helm-nvcf-cassandra chart keeps the service-role password in no Secret: its post-install
     // migrations hook Job `cassandra-migrations` (container nvcf-cassandra-migrations) gets it as the plain
     // env SERVICE_ROLE_PASSWORD (deploy/helm/cassandra/helm/templates/hook-post-02-migrations.yaml, at
@@ -233,12 +257,63 @@ describe("control plane", () => {
     expect(fromCassandra).toBe(fromOpenbao);
     expect(fromCassandra).not.toBe("ch@ng3m3");
     expect(env.find((e) => e.name === "ADMIN_CLIENT_ID")?.value).toBe("ncp");
-    const sidecar = env.find((e) => e.name === "NVCF_API_SIDECARS_IMAGE_PULL_SECRET")?.value ?? "";
+    const sidecar = fromSecret("NVCF_API_SIDECARS_IMAGE_PULL_SECRET");
     expect(Buffer.from(sidecar, "base64").toString()).toBe(`robot:${REGISTRY_KEY}`);
   });
 
   test("a second preview shows no changes", () => {
     pulumi("dev", "preview", "--expect-no-changes", "--diff");
+  });
+
+  test("a preview shows each changed non-secret value of openbao-server, cassandra and api; each secret is masked by itself", () => {
+    const NEW_PASSWORD = "preview-only-cassandra-password-93c1";
+    pulumi("dev", "config", "set", "--path", "nvcf:openbao.injectorReplicas", "3");
+    pulumi(
+      "dev",
+      "config",
+      "set",
+      "--path",
+      "nvcf:releaseValues.cassandra.cassandra.resourcesPreset",
+      "large",
+    );
+    pulumi("dev", "config", "set", "--path", "nvcf:accounts.limits.maxFunctions", "7");
+    pulumi("dev", "config", "set", "--secret", "nvcf:cassandraPassword", NEW_PASSWORD);
+    const out = pulumi("dev", "preview", "--diff").stdout;
+    // The printed diff of one resource: from its `[urn=…::<name>]` line to the next resource's line.
+    const block = (name: string) => {
+      const lines = out.split("\n");
+      const at = lines.findIndex((l) => l.trim().startsWith("[urn=") && l.trim().endsWith(`::${name}]`));
+      expect([name, at >= 0]).toEqual([name, true]);
+      const end = lines.findIndex((l, i) => i > at && /^ {4}\S/.test(l) && !l.trim().startsWith("["));
+      return lines.slice(at, end < 0 ? undefined : end).join("\n");
+    };
+    const openbao = block("nvcf-openbao-server");
+    const cassandra = block("nvcf-cassandra");
+    const api = block("nvcf-api");
+    // Every changed non-secret leaf, with its old and new value.
+    expect(openbao).toMatch(/~ replicas: 2 => 3/);
+    expect(cassandra).toMatch(/~ resourcesPreset\s*: "xlarge" => "large"/);
+    expect(api).toMatch(/~ maxFunctions: 10 => 7/);
+    // The secret leaf is masked by itself, next to the visible change of the same release.
+    expect(cassandra).toMatch(/~ serviceRolePassword: \[secret\] => \[secret\]/);
+    // OpenBao takes the password by reference: the reference (a new Secret name) shows, the value does not.
+    expect(openbao).toMatch(
+      /~ name: "nvcf-openbao-migrations-credentials-[0-9a-z]+" => "nvcf-openbao-migrations-credentials-[0-9a-z]+"/,
+    );
+    expect(block("nvcf-openbao-migrations-credentials")).toMatch(
+      /~ DEFAULT_CASSANDRA_PASSWORD: \[secret\] => \[secret\]/,
+    );
+    // No release's values, and no list in them, is masked as a whole.
+    for (const b of [openbao, cassandra, api])
+      expect(b).not.toMatch(/(values|env|migrations|cassandra|api)\s*: \[secret\]/);
+    expect(out).not.toContain(NEW_PASSWORD);
+    expect(out).not.toContain(REGISTRY_KEY);
+    // Back to the stack's own config: nothing to change.
+    pulumi("dev", "config", "rm", "nvcf:cassandraPassword");
+    pulumi("dev", "config", "rm", "--path", "nvcf:openbao.injectorReplicas");
+    pulumi("dev", "config", "rm", "--path", "nvcf:accounts.limits");
+    pulumi("dev", "config", "rm", "nvcf:releaseValues");
+    pulumi("dev", "preview", "--expect-no-changes");
   });
 
   test("a chart value the chart does not read is refused by Helm, naming the release and the key; nothing changes", () => {
@@ -257,8 +332,23 @@ describe("control plane", () => {
     expect(out).toMatch(/values don't meet the specifications of the schema/);
     expect(out).toMatch(/helm-nvcf-api:[\s\S]*\/api[\s\S]*replicaCuont/);
     expect(revision()).toEqual(before);
+    // The failed run still registered the outputs it got to (stacks/outputs.ts): api and the releases that wait
+    // for it are "unfinished", everything else is deployed; the registrations and the teardown guard stay.
+    const after = outputs("dev");
+    expect(after["releases"]["api"]).toBe("unfinished");
+    for (const r of ["cassandra", "openbao-server", "nats", "sis"])
+      expect([r, after["releases"][r]]).toEqual([r, "deployed"]);
+    expect(new Set(Object.values(after["releases"]))).toEqual(new Set(["deployed", "unfinished"]));
+    expect(Object.keys(after["clusterRegistrations"]).sort()).toEqual(["gpu-a", "gpu-b"]);
+    const guard = (
+      JSON.parse(pulumi("dev", "stack", "export").stdout).deployment.resources as { urn: string }[]
+    ).filter((x) => x.urn.endsWith("command:local:Command::nvcf-teardown-guard"));
+    expect(guard).toHaveLength(1);
     pulumi("dev", "config", "rm", "nvcf:releaseValues");
     pulumi("dev", "preview", "--expect-no-changes");
+    // The next up converges: every release deployed again.
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(new Set(Object.values(outputs("dev")["releases"]))).toEqual(new Set(["deployed"]));
   });
 
   test("enabling an add-on adds only that add-on", () => {

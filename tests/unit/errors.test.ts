@@ -17,11 +17,16 @@
  * - Bundle 0.7.0 (`deploy/stacks/self-managed` at v0.7.0) has no nvcf-pki release; HEAD (0.8.0) has it.
  *   The nvcf-ui add-on is off unless `addons.nvcfUi.enabled`.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { RunError } from "@pulumi/pulumi";
 import { validateConfig } from "../../config/load";
 import { ConfigError, type Problem, formatProblem, formatProblems } from "../../config/problems";
-import { SECRET_KEYS } from "../../config/schema";
+import { type ComputePlaneConfig, SECRET_KEYS } from "../../config/schema";
+import { requireRegistryKey } from "../../stacks/compute";
+import { type KubeconfigView, kubeconfigView } from "../../stacks/kube";
 import { baseCompute, baseControl } from "./fixtures/configs";
+import { sentinelKubeconfig } from "./harness";
 
 const SECRET: ReadonlySet<string> = new Set(SECRET_KEYS);
 /** As SECRET, with `nvcf:releaseValues` set with --secret too (credentials inside it are then allowed). */
@@ -347,5 +352,163 @@ describe("first-class rules also hold through releaseValues", () => {
     expect(keys(baseCompute({ releaseValues: j({ "kai-scheduler": { scheduler: {} } }) }))).toEqual([
       "nvcf:releaseValues.kai-scheduler",
     ]);
+  });
+});
+
+describe("Kubernetes access is checked with the config, before anything is registered", () => {
+  // The fixture defines the contexts kwok-nvcf-dev, kwok-nvcf-gpu-a, kwok-nvcf-gpu-b (current: kwok-nvcf-dev).
+  const FIXTURE = path.join(__dirname, "fixtures/kubeconfig");
+  const KUBE: KubeconfigView = kubeconfigView([[FIXTURE, fs.readFileSync(FIXTURE, "utf8")]], [FIXTURE]);
+  const NO_FILE: KubeconfigView = kubeconfigView([], ["/nowhere/kubeconfig"]);
+  const gpu = (clusters: unknown[]) => ({
+    gpuClusters: j(clusters),
+    openbao: j({ issuerDiscovery: true }),
+    gateway: j({
+      controllerNamespace: "envoy-gateway-system",
+      shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+      grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+      nats: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+      routes: { nats: true },
+    }),
+  });
+  function problems(raw: Record<string, string>, kube: KubeconfigView, secrets = SECRET_RV): Problem[] {
+    try {
+      validateConfig(raw, secrets, "prod", { kubeconfig: kube });
+      return [];
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      return [...e.problems];
+    }
+  }
+  const CONTEXTS = '"kwok-nvcf-dev", "kwok-nvcf-gpu-a", "kwok-nvcf-gpu-b"';
+
+  test("the contexts of the kubeconfig are read as kubectl merges them", () => {
+    const second =
+      "contexts: [{name: kwok-nvcf-dev, context: {cluster: other, user: other}}, {name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n";
+    const v = kubeconfigView(
+      [
+        [FIXTURE, fs.readFileSync(FIXTURE, "utf8")],
+        ["/b", second],
+        ["/c", "{not yaml"],
+      ],
+      [FIXTURE, "/b", "/c"],
+    );
+    expect(Object.keys(v.contexts).sort()).toEqual([
+      "kwok-nvcf-dev",
+      "kwok-nvcf-gpu-a",
+      "kwok-nvcf-gpu-b",
+      "x",
+    ]);
+    expect(v.contexts["kwok-nvcf-dev"]).toEqual({ cluster: "kwok-nvcf-dev", user: "kwok-nvcf-dev" });
+    expect(v.currentContext).toBe("kwok-nvcf-dev");
+    expect(v.files).toEqual([FIXTURE, "/b"]);
+    expect(v.unreadable.map((u) => u.file)).toEqual(["/c"]);
+  });
+
+  test("an existing context passes; an unknown one names the key, the contexts there are and the fix", () => {
+    expect(problems(baseControl({ kubernetes: j({ context: "kwok-nvcf-dev" }) }), KUBE)).toEqual([]);
+    expect(problems(baseControl({ kubernetes: j({ context: "kwok-nvcf-prod" }) }), KUBE)).toEqual([
+      {
+        key: "nvcf:kubernetes.context",
+        expected: `a context of the kubeconfig (${FIXTURE}): one of ${CONTEXTS}`,
+        found: '"kwok-nvcf-prod", which it does not define',
+        fix: 'pulumi config set --path nvcf:kubernetes.context <one of them>, or point KUBECONFIG at the file that defines "kwok-nvcf-prod"',
+      },
+    ]);
+    // The compute plane's context is checked the same way.
+    expect(problems(baseCompute({ kubernetes: j({ context: "gpu-z" }) }), KUBE).map((p) => p.key)).toEqual([
+      "nvcf:kubernetes.context",
+    ]);
+  });
+
+  test("a GPU cluster's context is checked unless its kubeconfig is given, and reported with every other problem", () => {
+    const raw = baseControl({
+      kubernetes: j({ context: "kwok-nvcf-dev" }),
+      cassandra: j({ replicas: 0 }),
+      ...gpu([
+        { name: "gpu-a", region: "us-west-1", context: "kwok-nvcf-gpu-a" },
+        { name: "gpu-b", region: "us-east-1", context: "kwok-nvcf-gpu-z" },
+        { name: "gpu-c", region: "us-east-1" },
+      ]),
+      gpuClusterKubeconfigs: j({ "gpu-c": sentinelKubeconfig("gpu-c") }),
+    });
+    const found = problems(raw, KUBE);
+    expect(found.map((p) => p.key)).toEqual(["nvcf:cassandra.replicas", "nvcf:gpuClusters[1].context"]);
+    expect(formatProblem(found[1])).toBe(
+      `nvcf:gpuClusters[1].context: expected a context of the kubeconfig (${FIXTURE}): one of ${CONTEXTS}, ` +
+        `found "kwok-nvcf-gpu-z", which it does not define. Fix: pulumi config set --path 'nvcf:gpuClusters[1].context' <one of them>, ` +
+        'or point KUBECONFIG at the file that defines "kwok-nvcf-gpu-z"',
+    );
+  });
+
+  test("no kubeconfig file at all, a context whose cluster is missing, no current context", () => {
+    expect(problems(baseControl({ kubernetes: j({ context: "kwok-nvcf-dev" }) }), NO_FILE)).toEqual([
+      {
+        key: "nvcf:kubernetes.context",
+        expected: "a context of a kubeconfig file (none of /nowhere/kubeconfig exists)",
+        found: '"kwok-nvcf-dev", which no kubeconfig defines',
+        fix: "point KUBECONFIG at your kubeconfig file (kubectl config get-contexts lists its contexts), or give the kubeconfig itself as a secret",
+      },
+    ]);
+    const dangling = kubeconfigView(
+      [["/k", "contexts: [{name: a, context: {cluster: gone, user: u}}]\nusers: [{name: u}]\n"]],
+      ["/k"],
+    );
+    expect(problems(baseControl({ kubernetes: j({ context: "a" }) }), dangling)[0]?.found).toBe(
+      '"a", whose cluster "gone" is not defined there',
+    );
+    // No context configured: the kubeconfig's current context must exist.
+    expect(problems(baseControl(), KUBE)).toEqual([]);
+    expect(problems(baseControl(), dangling)[0]).toMatchObject({
+      key: "nvcf:kubernetes.context",
+      found: "nothing, and the kubeconfig sets no usable current-context",
+      fix: "pulumi config set --path nvcf:kubernetes.context <context>",
+    });
+  });
+
+  test("a kubeconfig given as a secret must name a server; its text never appears", () => {
+    const bad = "apiVersion: v1\nkind: Config\n# SENTINEL-not-a-cluster-7f3a9c\n";
+    const found = problems(
+      baseControl({
+        kubeconfig: bad,
+        ...gpu([{ name: "gpu-a", region: "us-west-1" }]),
+        gpuClusterKubeconfigs: j({ "gpu-a": bad }),
+      }),
+      NO_FILE,
+    );
+    expect(found.map((p) => p.key)).toEqual(["nvcf:kubeconfig", "nvcf:gpuClusterKubeconfigs.gpu-a"]);
+    expect(found.map((p) => p.found)).toEqual([
+      "[secret] (not a kubeconfig, or no cluster server in it)",
+      "[secret] (not a kubeconfig, or no cluster server in it)",
+    ]);
+    expect(JSON.stringify(found)).not.toContain("SENTINEL");
+    // With a good kubeconfig no context is looked up, even when no kubeconfig file exists.
+    expect(problems(baseControl({ kubeconfig: sentinelKubeconfig("cp") }), NO_FILE)).toEqual([]);
+  });
+});
+
+describe("the compute plane's registry key is checked before it registers anything", () => {
+  const ref = (details: { value?: unknown; secretValue?: unknown }) =>
+    ({ getOutputDetails: async () => details }) as unknown as import("@pulumi/pulumi").StackReference;
+  const cfg = (over: Record<string, string | undefined> = {}) =>
+    validateConfig(baseCompute({ registryKey: undefined, ...over }), SECRET, "gpu") as ComputePlaneConfig;
+
+  test("no key here and none exported by the control plane: a config problem naming nvcf:registryKey", async () => {
+    const err = await requireRegistryKey(ref({ secretValue: "" }), cfg()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems.map((p) => p.key)).toEqual(["nvcf:registryKey"]);
+    expect((err as ConfigError).problems[0].fix).toMatch(
+      /^pulumi config set --secret nvcf:registryKey <key>/,
+    );
+  });
+
+  test("a key from the control plane, a key of its own, or no pull secret to create: nothing to report", async () => {
+    await expect(requireRegistryKey(ref({ secretValue: "k" }), cfg())).resolves.toBeUndefined();
+    await expect(
+      requireRegistryKey(ref({}), cfg({ pullSecret: j({ name: "nvcr-pull-secret", create: false }) })),
+    ).resolves.toBeUndefined();
+    await expect(
+      requireRegistryKey(ref({}), validateConfig(baseCompute(), SECRET, "gpu") as ComputePlaneConfig),
+    ).resolves.toBeUndefined();
   });
 });

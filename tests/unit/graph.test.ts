@@ -309,7 +309,13 @@ describe("stack reference contract", () => {
       controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES],
     });
     const secretRes = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret");
-    expect(secretRes.length).toBe(3);
+    // pullSecretNamespaces (nvca-operator, nvca-system, nvcf-backend) and kube-system for the node tuner.
+    expect(secretRes.map((x) => (x.inputs["metadata"] as { namespace?: string }).namespace).sort()).toEqual([
+      "kube-system",
+      "nvca-operator",
+      "nvca-system",
+      "nvcf-backend",
+    ]);
     for (const s of secretRes)
       expect(JSON.stringify(s.inputs["stringData"])).toMatch(
         /^"\[secret\]"$|"\.dockerconfigjson":"\[secret\]"/,

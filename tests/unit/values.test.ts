@@ -11,9 +11,17 @@ import {
   agentMergeConfig,
   computeValues,
   featureGates,
+  inotifyImages,
   nvcaOperatorValues,
 } from "../../values/compute";
-import { CONTROL_VALUES_RELEASES, type ControlSecrets, controlValues } from "../../values/control";
+import {
+  CONTROL_VALUES_RELEASES,
+  type ControlSecrets,
+  controlValues,
+  envoyGatewayValues,
+  envoyProxyKubernetes,
+} from "../../values/control";
+import { mirrorImage, splitImage } from "../../values/images";
 import { dockerAuth, dockerConfigJson, looksLikeEncodedAuth } from "../../values/credentials";
 import { deepMerge } from "../../values/merge";
 import { baseCompute, baseControl } from "./fixtures/configs";
@@ -875,7 +883,11 @@ describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-ope
     expect((computeValues("kai-scheduler", mirrored, inputs) as V).global.registry).toBe(`${m}/kai`);
     const g = computeValues("grove-operator", mirrored, inputs) as V;
     expect(g.image.repository).toBe(`${m}/grove/grove-operator`);
-    expect(g.crdInstaller).toEqual({ enabled: true, image: { repository: `${m}/grove/grove-install-crds` } });
+    // The chart requires a tag next to the repository (crdInstaller.image needs both).
+    expect(g.crdInstaller).toEqual({
+      enabled: true,
+      image: { repository: `${m}/grove/grove-install-crds`, tag: "v0.1.0-alpha.11" },
+    });
     expect(g.deployment.env).toEqual([
       { name: "GROVE_INIT_CONTAINER_IMAGE", value: `${m}/grove/grove-initc` },
     ]);
@@ -890,6 +902,73 @@ describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-ope
     const o = nvcaOperatorValues(mirrored, inputs) as V;
     expect(o.selfManaged.otelCollector.imageRepository).toBe(`${m}/otel`);
     expect(o.agent.byooOtelCollector.imageRepository).toBe(`${m}/byoo`);
+  });
+
+  test("images.thirdParty: mirror takes every add-on image from <registry>/<repository>/<upstream path>", () => {
+    const b = `${REG}/${REPO}`;
+    const c = compute({
+      addons: ALL,
+      images: '{"thirdParty": "mirror"}',
+      observability: '{"profile": "all"}',
+    });
+    expect((computeValues("kai-scheduler", c, inputs) as V).global.registry).toBe(
+      `${b}/kai-scheduler/kai-scheduler`,
+    );
+    const g = computeValues("grove-operator", c, inputs) as V;
+    expect(g.image.repository).toBe(`${b}/ai-dynamo/grove/grove-operator`);
+    expect(g.crdInstaller.image).toEqual({
+      repository: `${b}/ai-dynamo/grove/grove-install-crds`,
+      tag: "v0.1.0-alpha.11",
+    });
+    expect(g.deployment.env).toEqual([
+      { name: "GROVE_INIT_CONTAINER_IMAGE", value: `${b}/ai-dynamo/grove/grove-initc` },
+    ]);
+    const d = computeValues("dynamo-operator", c, inputs) as V;
+    expect(d["dynamo-operator"].controllerManager.manager.image.repository).toBe(
+      `${b}/nvidia/ai-dynamo/kubernetes-operator`,
+    );
+    // The NATS chart composes <registry>/<repository>:<tag>; Docker Hub's `nats` keeps its short name.
+    expect(d.nats.container.image).toEqual({ registry: REG, repository: `${REPO}/nats` });
+    expect(d.nats.reloader.image).toEqual({
+      registry: REG,
+      repository: `${REPO}/natsio/nats-server-config-reloader`,
+    });
+    const o = nvcaOperatorValues(c, inputs) as V;
+    expect(o.selfManaged.otelCollector.imageRepository).toBe(`${b}/nvidia/nvcf-byoc/nvcf-otel-collector`);
+    expect(o.agent.byooOtelCollector.imageRepository).toBe(`${b}/nvidia/nvcf-byoc/byoo-otel-collector`);
+    expect(o.clusterValidator).toEqual({
+      image: { repository: `${b}/nvidia/nvcf-byoc/nvca-cluster-validator` },
+    });
+    expect(inotifyImages(c, inputs)).toEqual({
+      initImage: `${b}/busybox:1.36`,
+      pauseImage: `${b}/pause:3.9`,
+    });
+    // Unset (the default): the images NVIDIA's stack and the NVCA docs use.
+    expect(inotifyImages(compute(), inputs)).toEqual({
+      initImage: "busybox:1.36",
+      pauseImage: "registry.k8s.io/pause:3.9",
+    });
+    // An explicit setting wins over the mirror.
+    const own = compute({
+      images: '{"thirdParty": "mirror"}',
+      addons: JSON.stringify({ kaiScheduler: { enabled: true, imageRegistry: "own.example.com/kai" } }),
+      inotify: '{"initImage": "own.example.com/tools:1"}',
+    });
+    expect((computeValues("kai-scheduler", own, inputs) as V).global.registry).toBe("own.example.com/kai");
+    expect(inotifyImages(own, inputs).initImage).toBe("own.example.com/tools:1");
+  });
+
+  test("ON PURPOSE: Dynamo's operator and NATS reference the pull secret (NVIDIA's stack passes none)", () => {
+    const d = computeValues("dynamo-operator", compute({ addons: ALL }), inputs) as V;
+    expect(d["dynamo-operator"].imagePullSecrets).toEqual([{ name: "nvcr-pull-secret" }]);
+    expect(d.nats.global).toEqual({ image: { pullSecretNames: ["nvcr-pull-secret"] } });
+    const none = computeValues(
+      "dynamo-operator",
+      compute({ addons: ALL, pullSecret: '{"name": null}' }),
+      inputs,
+    ) as V;
+    expect(none["dynamo-operator"].imagePullSecrets).toBeUndefined();
+    expect(none.nats.global).toBeUndefined();
   });
 
   test("Grove: operator settings under config.*, tag per bundle, topology only with the 0.8.0 toggle", () => {
@@ -1022,4 +1101,82 @@ describe("feature gates (02-nvca featureGateValues helper)", () => {
 
 test("releases with a values key are documented in the catalog", () => {
   expect(releaseSpec("api").valuesKey).toBe("api");
+});
+
+describe("third-party images and the mirror (values/images.ts, issue 8 point 4)", () => {
+  test("the mirror form keeps the upstream path without its registry host (Docker Hub's library/ dropped)", () => {
+    const b = "mirror.example.com/nvcf";
+    expect(mirrorImage("ghcr.io/kai-scheduler/kai-scheduler/operator:v0.16.7", b)).toBe(
+      `${b}/kai-scheduler/kai-scheduler/operator:v0.16.7`,
+    );
+    expect(mirrorImage("busybox:1.36", b)).toBe(`${b}/busybox:1.36`);
+    expect(mirrorImage("docker.io/library/nats", b)).toBe(`${b}/nats`);
+    expect(mirrorImage("natsio/nats-server-config-reloader:0.16.0", b)).toBe(
+      `${b}/natsio/nats-server-config-reloader:0.16.0`,
+    );
+    expect(mirrorImage("registry.k8s.io/pause:3.9", b)).toBe(`${b}/pause:3.9`);
+    expect(mirrorImage("localhost:5000/a/b@sha256:0123", b)).toBe(`${b}/a/b@sha256:0123`);
+    expect(splitImage("quay.io:443/x/y:1")).toEqual({ host: "quay.io:443", path: "x/y", suffix: ":1" });
+  });
+
+  test("control plane: upstream by default (NVIDIA's values), the mirror form with images.thirdParty: mirror", () => {
+    const obs = { observability: '{"profile": "all"}' };
+    const plain = control(obs);
+    expect(
+      (controlValues("opentelemetry-operator", plain, secrets) as V).manager.collectorImage.repository,
+    ).toBe("ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib");
+    expect((controlValues("opentelemetry-operator", plain, secrets) as V).manager.image).toBeUndefined();
+    expect((controlValues("victoria-metrics", plain, secrets) as V).server.image).toBeUndefined();
+    expect((controlValues("otel-collector", plain, secrets) as V).targetAllocator.image).toBeUndefined();
+    const m = control({
+      ...obs,
+      images: JSON.stringify({ registry: REG, repository: REPO, thirdParty: "mirror" }),
+    });
+    const b = `${REG}/${REPO}`;
+    const op = controlValues("opentelemetry-operator", m, secrets) as V;
+    expect(op.manager.image).toEqual({
+      repository: `${b}/open-telemetry/opentelemetry-operator/opentelemetry-operator`,
+    });
+    expect(op.manager.collectorImage).toEqual({
+      repository: `${b}/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib`,
+      tag: "0.129.1",
+    });
+    expect((controlValues("victoria-metrics", m, secrets) as V).server.image).toEqual({
+      registry: REG,
+      repository: `${REPO}/victoriametrics/victoria-metrics`,
+    });
+    const col = controlValues("otel-collector", m, secrets) as V;
+    expect(col.image).toBe(
+      `${b}/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1`,
+    );
+    expect(col.targetAllocator.image).toBe(
+      `${b}/open-telemetry/opentelemetry-operator/target-allocator:0.152.0`,
+    );
+  });
+
+  test("Envoy Gateway: empty values and the default proxy unless a pull secret or the mirror is set", () => {
+    const none = control({ pullSecret: '{"name": null}' });
+    expect(envoyGatewayValues(none)).toEqual({});
+    expect(envoyProxyKubernetes(none)).toEqual({ envoyDeployment: { replicas: 2 } });
+    const m = control({
+      images: JSON.stringify({ registry: REG, repository: REPO, thirdParty: "mirror" }),
+    });
+    const b = `${REG}/${REPO}`;
+    const ps = [{ name: "nvcr-pull-secret" }];
+    expect(envoyGatewayValues(m)).toEqual({
+      global: {
+        images: {
+          envoyGateway: { pullSecrets: ps, image: `${b}/envoyproxy/gateway:v1.1.3` },
+          ratelimit: { pullSecrets: ps, image: `${b}/envoyproxy/ratelimit:26f28d78` },
+        },
+      },
+    });
+    expect(envoyProxyKubernetes(m)).toEqual({
+      envoyDeployment: {
+        replicas: 2,
+        pod: { imagePullSecrets: ps },
+        container: { image: `${b}/envoyproxy/envoy:distroless-v1.31.3` },
+      },
+    });
+  });
 });

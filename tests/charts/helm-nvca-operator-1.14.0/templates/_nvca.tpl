@@ -18,13 +18,18 @@
 {{- if .repo }}{{ .repo }}{{ else if hasPrefix "stg.nvcr.io/nvidia/nvcf-byoc" .default }}stg.nvcr.io/nvidia/nvcf-byoc/{{ .name }}{{ else }}nvcr.io/nvidia/nvcf-byoc/{{ .name }}{{ end -}}
 {{- end -}}
 
-{{- /* Pod imagePullSecrets of the real chart: imagePullSecretName first, then imagePullSecrets[]. */ -}}
+{{- /* Pod imagePullSecrets of the real chart (templates/deployment.yaml, pre-delete-cleanup-job.yaml): the generated
+       secret imagePullSecretName only when generateImagePullSecret, then imagePullSecrets[]; no key without either. */ -}}
 {{- define "nvca.pullSecrets" -}}
+{{- if or .Values.generateImagePullSecret (gt (len (.Values.imagePullSecrets | default list)) 0) }}
 imagePullSecrets:
+  {{- if .Values.generateImagePullSecret }}
   - name: {{ .Values.imagePullSecretName | default "nvca-operator-image-pull" | quote }}
+  {{- end }}
   {{- range .Values.imagePullSecrets }}
   - name: {{ .name | quote }}
   {{- end }}
+{{- end }}
 {{- end -}}
 
 {{- /* Render-time checks of the real chart. */ -}}

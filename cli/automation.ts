@@ -1,0 +1,288 @@
+/**
+ * The `nvcf` command's use of the Pulumi Automation API (`@pulumi/pulumi/automation`): one LocalWorkspace on
+ * the project directory (the program is the project itself, run by the `pulumi` CLI on PATH with the
+ * environment's backend, passphrase and kubeconfig), stacks selected by name, engine events streamed to a
+ * callback, and the program's config problems recognised in the engine's diagnostics.
+ */
+import {
+  type EngineEvent,
+  LocalWorkspace,
+  type OpMap,
+  Stack,
+  StackNotFoundError,
+} from "@pulumi/pulumi/automation";
+import { CliError } from "./report";
+import { EXIT, type Environment, type StackFile } from "./types";
+
+/**
+ * The header line config/problems.ts `formatProblems` writes: `stack "<name>" has <n> config problem(s);
+ * nothing was changed:`.
+ */
+const PROBLEMS_HEADER = /^stack "[^"]+" has \d+ config problems?; nothing was changed:$/;
+
+/**
+ * The program's formatted config problems inside a text (an engine diagnostic, the CLI's output), or
+ * `undefined` when it holds none: the header line and the `  - ` lines under it, exactly as
+ * `formatProblems` wrote them (any indentation the engine added in front is removed; the text is expected
+ * without colour codes).
+ */
+export function configProblemLines(text: string): string[] | undefined {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(\s*)(?:error: )?(.*)$/.exec(lines[i]);
+    if (!m || !PROBLEMS_HEADER.test(m[2])) continue;
+    const indent = m[1].length;
+    const out = [m[2]];
+    for (const l of lines.slice(i + 1)) {
+      const body = l.slice(indent);
+      if (!/^ {2}- /.test(body)) break;
+      out.push(body);
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/**
+ * The policy packs to run with preview and up: every `--policy-pack <dir>` given, then every entry of the
+ * comma-separated `NVCF_POLICY_PACKS` (empty entries ignored), without duplicates. Default: none.
+ */
+export function policyPacks(flags: readonly string[] = [], env = process.env["NVCF_POLICY_PACKS"]): string[] {
+  const fromEnv = (env ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return [...new Set([...flags, ...fromEnv])];
+}
+
+/** One LocalWorkspace per project directory and process. */
+const workspaces = new Map<string, Promise<LocalWorkspace>>();
+
+/** The LocalWorkspace on the environment's project directory (created once). */
+export function workspace(env: Environment): Promise<LocalWorkspace> {
+  let ws = workspaces.get(env.projectDir);
+  if (!ws) {
+    ws = LocalWorkspace.create({ workDir: env.projectDir });
+    workspaces.set(env.projectDir, ws);
+  }
+  return ws;
+}
+
+/**
+ * The stack of a stack file. `create: true` initialises it in the backend when missing (what `pulumi stack
+ * init` does; the stack file, with its secrets provider salt, is kept). Without `create`, a stack the
+ * backend does not know yields `undefined`.
+ */
+export async function openStack(
+  env: Environment,
+  s: StackFile,
+  opts: { create?: boolean } = {},
+): Promise<Stack | undefined> {
+  const ws = await workspace(env);
+  if (opts.create) return Stack.createOrSelect(s.stack, ws);
+  try {
+    return await Stack.select(s.stack, ws);
+  } catch (e) {
+    if (e instanceof StackNotFoundError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Resource counts per stack name as the backend knows them (`pulumi stack ls --json`); a stack with no
+ * entry was never initialised, one with 0 resources was never deployed or is destroyed.
+ */
+export async function resourceCounts(env: Environment): Promise<Map<string, number>> {
+  const ws = await workspace(env);
+  const out = new Map<string, number>();
+  for (const s of await ws.listStacks()) out.set(s.name.split("/").pop() ?? s.name, s.resourceCount ?? 0);
+  return out;
+}
+
+/**
+ * Validates a stack's config in this process exactly as the program does at its start (config/load.ts
+ * `validateConfig`, over the stack's `nvcf:` config read through the engine, secrets decrypted in memory
+ * only), so `up` can refuse a bad config before any stack is touched. Checks that need another stack's
+ * outputs (the compute plane's bundle against its control plane) still run in the program.
+ * Throws `CliError` (EXIT.config) whose lines are the program's formatted problem list.
+ */
+export async function validateStackConfig(stack: Stack): Promise<void> {
+  const { raw, secret } = await stackConfig(stack);
+  const { validateConfig } = await import("../config/load");
+  await asConfigError(async () => validateConfig(raw, secret, stack.name));
+}
+
+/** A stack's `nvcf:` config as the engine gives it: raw values by key (no prefix), and the secret keys. */
+export interface RawStackConfig {
+  raw: Record<string, string>;
+  secret: Set<string>;
+}
+
+const configs = new Map<string, Promise<RawStackConfig>>();
+
+/**
+ * A stack's `nvcf:` config read through the engine (`pulumi config --show-secrets --json`), secrets
+ * decrypted in memory only; read once per stack and process.
+ */
+export function stackConfig(stack: Stack): Promise<RawStackConfig> {
+  let c = configs.get(stack.name);
+  if (!c) {
+    c = stack.getAllConfig().then((all) => {
+      const raw: Record<string, string> = {};
+      const secret = new Set<string>();
+      for (const [full, v] of Object.entries(all)) {
+        const [ns, ...rest] = full.split(":");
+        if (ns !== "nvcf") continue;
+        const key = rest.join(":");
+        raw[key] = v.value;
+        if (v.secret) secret.add(key);
+      }
+      return { raw, secret };
+    });
+    configs.set(stack.name, c);
+  }
+  return c;
+}
+
+/**
+ * The `secrets` callback the checks take (cli/preflight `CheckOptions.secrets`): a stack's decrypted `nvcf:`
+ * config by stack name; `{}` for a stack the backend does not know (the checks then skip what needs a
+ * secret, saying so).
+ */
+export function secretsOf(env: Environment): (stack: string) => Promise<Record<string, string>> {
+  return async (name) => {
+    const file = [env.control, ...env.compute].find((s) => s.stack === name);
+    const stack = file ? await openStack(env, file) : undefined;
+    return stack ? (await stackConfig(stack)).raw : {};
+  };
+}
+
+/**
+ * The control plane's `clusterRegistrations` output (GPU cluster name → its IDs), or `undefined` when the
+ * control stack is not deployed or exports none.
+ */
+export async function registrationsOf(
+  env: Environment,
+): Promise<Record<string, { clusterID: string; clusterGroupID: string }> | undefined> {
+  const stack = await openStack(env, env.control);
+  if (!stack) return undefined;
+  const v = (await stack.outputs())["clusterRegistrations"]?.value;
+  return v && typeof v === "object"
+    ? (v as Record<string, { clusterID: string; clusterGroupID: string }>)
+    : undefined;
+}
+
+/**
+ * Runs `fn`; a `ConfigError` (config/problems.ts) it throws becomes `CliError` (EXIT.config) whose lines
+ * are the program's formatted problem list, exactly.
+ */
+export async function asConfigError<T>(fn: () => Promise<T>): Promise<T> {
+  const { ConfigError } = await import("../config/problems");
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(EXIT.config, e.message, e.message.split("\n"));
+    throw e;
+  }
+}
+
+/** What one engine operation on one stack ended with. */
+export interface OperationResult {
+  stack: string;
+  ok: boolean;
+  /** Every engine event, in order. */
+  events: EngineEvent[];
+  /** The engine's resource change counts (summary event), when it got that far. */
+  changes?: OpMap;
+  /** When the program refused its config: the formatted problem lines. */
+  configProblems?: string[];
+  /** When it failed otherwise: the engine's error diagnostics (one entry per message, trimmed). */
+  errors: string[];
+}
+
+export type Operation = "preview" | "up" | "destroy";
+
+/**
+ * Runs `preview`, `up` or `destroy` on a stack, streaming each engine event to `onEvent`. Never throws for
+ * a failed operation: the result says what failed (config problems recognised in the diagnostics, else the
+ * error diagnostics, else the last lines the CLI printed on stderr). `policyPacks` go to preview and up;
+ * `parallel` is the engine's resource parallelism (`--parallel` of pulumi) when given.
+ */
+export async function runOperation(
+  op: Operation,
+  stack: Stack,
+  opts: { onEvent?: (e: EngineEvent) => void; policyPacks?: string[]; parallel?: number } = {},
+): Promise<OperationResult> {
+  const events: EngineEvent[] = [];
+  const onEvent = (e: EngineEvent) => {
+    events.push(e);
+    opts.onEvent?.(e);
+  };
+  const common = { onEvent, color: "never" as const, ...(opts.parallel ? { parallel: opts.parallel } : {}) };
+  const packs = opts.policyPacks?.length ? { policyPacks: opts.policyPacks } : {};
+  let failure: unknown;
+  try {
+    if (op === "preview") await stack.preview({ ...common, ...packs, diff: true });
+    else if (op === "up") await stack.up({ ...common, ...packs });
+    else await stack.destroy({ ...common });
+  } catch (e) {
+    failure = e;
+  }
+  const summary = events.find((e) => e.summaryEvent)?.summaryEvent;
+  const diagnostics = events
+    .map((e) => e.diagnosticEvent)
+    .filter((d): d is NonNullable<typeof d> => !!d && d.severity === "error");
+  const result: OperationResult = {
+    stack: stack.name,
+    ok: failure === undefined,
+    events,
+    changes: summary?.resourceChanges,
+    errors: [],
+  };
+  if (failure === undefined) return result;
+  for (const d of diagnostics) {
+    const lines = configProblemLines(d.message);
+    if (lines) {
+      result.configProblems = lines;
+      return result;
+    }
+  }
+  const fromCli = configProblemLines(String((failure as Error)?.message ?? failure));
+  if (fromCli) {
+    result.configProblems = fromCli;
+    return result;
+  }
+  result.errors = diagnostics.map((d) => d.message.trim()).filter(Boolean);
+  if (!result.errors.length) {
+    const text = String((failure as { stderr?: string }).stderr ?? (failure as Error)?.message ?? failure);
+    result.errors = [
+      text
+        .split("\n")
+        .filter((l) => l.trim())
+        .slice(-8)
+        .join("\n"),
+    ];
+  }
+  return result;
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` running at once; resolves to the results in the order of
+ * `items` (each call's rejection is its own: use functions that do not throw, as `runOperation`).
+ */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

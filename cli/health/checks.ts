@@ -1,0 +1,663 @@
+/**
+ * The health checks as pure functions: what the stacks declare (releases at pinned versions) and what one
+ * cluster holds (Helm's release records, workloads, Jobs, routes, the NVCA objects) in, `Finding`s out. Facts:
+ * docs/upstream-facts.md §1.11 (hooks), §1.12 (routes), §2.8-§2.9 (identity ConfigMap, NVCFBackend, agent).
+ */
+import * as yaml from "js-yaml";
+import { type KubeObject, condition } from "../kube";
+import { fail, pass } from "../preflight/context";
+import type { Finding } from "../types";
+import { type HelmHook, type HelmRelease, type ManifestObject, manifestObjects } from "./helm";
+
+/** A release a stack declares: name, namespace and the chart version it pins. */
+export interface ExpectedRelease {
+  name: string;
+  namespace: string;
+  chart: string;
+  version: string;
+  /** The Pulumi resource name of the release (`nvcf-<release>`), for fixes that name it. */
+  resource: string;
+}
+
+/** What the health checks read from one cluster. */
+export interface LiveState {
+  /** Helm release records by `namespace/name`, newest first (cli/health/helm.ts `releasesByName`). */
+  releases: Map<string, HelmRelease[]>;
+  /** Deployments, StatefulSets and DaemonSets in every namespace. */
+  workloads: KubeObject[];
+  jobs: KubeObject[];
+  /** HTTPRoutes, GRPCRoutes, TCPRoutes (and TLS/UDP routes) in every namespace. */
+  routes: KubeObject[];
+  gateways: KubeObject[];
+  namespaces: KubeObject[];
+  /** Services as `namespace/name`. */
+  services: Set<string>;
+  /** Seconds since the epoch, for "stuck" Jobs (default: now). */
+  now?: number;
+}
+
+const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"];
+const ROUTE_KINDS = ["HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "UDPRoute"];
+const HOOK_EVENTS = ["pre-install", "post-install", "pre-upgrade", "post-upgrade"];
+
+/** Re-running a release with the Pulumi CLI: its hooks fire again on the fresh install. */
+const rerun = (stack: string, r: ExpectedRelease) =>
+  `pulumi up -s ${stack} --replace <URN of the Release ${r.resource}> (pulumi stack -s ${stack} --show-urns lists it)`;
+
+/** Every declared release is deployed at its pinned chart version (Helm's newest record). */
+export function checkReleases(
+  stack: string,
+  expected: readonly ExpectedRelease[],
+  live: LiveState,
+): Finding[] {
+  return expected.map((r) => {
+    const obj = `release ${r.namespace}/${r.name}`;
+    const rel = live.releases.get(`${r.namespace}/${r.name}`)?.[0];
+    if (!rel)
+      return fail(
+        "health.release",
+        stack,
+        obj,
+        "not installed (no Helm release record)",
+        `release ${r.name} deployed with chart ${r.chart} ${r.version}`,
+        `pulumi up -s ${stack} --refresh (the refresh notices the missing release, the update installs it again)`,
+      );
+    const status = rel.info?.status ?? "unknown";
+    const version = rel.chart?.metadata?.version ?? "?";
+    if (status !== "deployed")
+      return fail(
+        "health.release",
+        stack,
+        obj,
+        `revision ${rel.version} is ${status}${rel.info?.description ? ` (${rel.info.description.slice(0, 200)})` : ""}`,
+        `release ${r.name} deployed with chart ${r.chart} ${r.version}`,
+        `pulumi up -s ${stack} --refresh, after fixing the cause Helm reports (helm history ${r.name} -n ${r.namespace})`,
+      );
+    if (version !== r.version)
+      return fail(
+        "health.release",
+        stack,
+        obj,
+        `deployed with chart ${rel.chart?.metadata?.name} ${version}`,
+        `chart ${r.chart} ${r.version}, the version the bundle (or nvcf:charts.versionOverrides) pins`,
+        `pulumi up -s ${stack} --refresh`,
+      );
+    return pass(
+      "health.release",
+      stack,
+      obj,
+      `deployed, chart ${r.chart} ${version}, revision ${rel.version}`,
+    );
+  });
+}
+
+/** Ready replicas of a workload against what it wants; undefined when ready. */
+export function workloadGap(w: KubeObject): string | undefined {
+  const s = w.status ?? {};
+  if (w.kind === "DaemonSet") {
+    const want = s.desiredNumberScheduled ?? 0;
+    const ready = s.numberReady ?? 0;
+    return ready >= want ? undefined : `${ready}/${want} pods ready`;
+  }
+  const want = w.spec?.replicas ?? 1;
+  const ready = s.readyReplicas ?? 0;
+  if (ready < want) return `${ready}/${want} replicas ready`;
+  if (w.kind === "Deployment" && (s.updatedReplicas ?? want) < want)
+    return `${s.updatedReplicas}/${want} replicas updated`;
+  return undefined;
+}
+
+/** The workloads each release renders (from its manifest) exist and are ready. */
+export function checkWorkloads(
+  stack: string,
+  expected: readonly ExpectedRelease[],
+  live: LiveState,
+): Finding[] {
+  const out: Finding[] = [];
+  const byId = new Map(
+    live.workloads.map((w) => [`${w.kind}/${w.metadata.namespace}/${w.metadata.name}`, w]),
+  );
+  for (const r of expected) {
+    const rel = live.releases.get(`${r.namespace}/${r.name}`)?.[0];
+    if (!rel) continue;
+    const wanted = manifestObjects(rel.manifest, r.namespace).filter((o) => WORKLOAD_KINDS.includes(o.kind));
+    const bad: Finding[] = [];
+    for (const o of wanted) {
+      const w = byId.get(`${o.kind}/${o.namespace}/${o.name}`);
+      const obj = `${o.kind} ${o.namespace}/${o.name}`;
+      if (!w)
+        bad.push(
+          fail(
+            "health.workloads",
+            stack,
+            obj,
+            `missing (release ${r.name} renders it)`,
+            "the workload the release installed",
+            `pulumi up -s ${stack} --refresh`,
+          ),
+        );
+      else {
+        const gap = workloadGap(w);
+        if (gap)
+          bad.push(
+            fail(
+              "health.workloads",
+              stack,
+              obj,
+              gap,
+              "every replica ready",
+              `kubectl describe ${o.kind.toLowerCase()} -n ${o.namespace} ${o.name} and its pods' events (image pulls, scheduling, probes)`,
+            ),
+          );
+      }
+    }
+    out.push(
+      ...(bad.length
+        ? bad
+        : wanted.length
+          ? [
+              pass(
+                "health.workloads",
+                stack,
+                `release ${r.namespace}/${r.name}`,
+                `${wanted.length} workload(s) ready`,
+              ),
+            ]
+          : []),
+    );
+  }
+  return out;
+}
+
+/** What a failed hook means and how to recover, by hook (docs/upstream-facts.md §1.11, §4 row 26). */
+function hookAdvice(
+  stack: string,
+  r: ExpectedRelease,
+  hook: HelmHook,
+  ns: string,
+): { needed: string; fix: string } {
+  const logs = `kubectl logs -n ${ns} job/${hook.name}`;
+  if (/account-bootstrap/.test(hook.name))
+    return {
+      needed:
+        'the account-bootstrap Job to succeed: without the account every API call returns 404 "Unknown client_id"',
+      fix: `read ${logs}, then re-run the api release so the bootstrap hook fires: ${rerun(stack, r)}`,
+    };
+  if (/initialize-cluster/.test(hook.name) && r.name === "openbao-server")
+    return {
+      needed: "OpenBao initialised and unsealed by its install-only hook",
+      fix: `read ${logs}; an install whose first run failed skips this hook on upgrades: uninstall openbao-server, empty vault-system and install again (this deletes OpenBao's data)`,
+    };
+  if (/migrations/.test(hook.name) && r.name === "openbao-server")
+    return {
+      needed: "the OpenBao migrations (policies, JWT auth, shared secrets) applied",
+      fix: `read ${logs}, then kubectl delete job -n ${ns} ${hook.name} and re-run the release: ${rerun(stack, r)}`,
+    };
+  if (r.name === "cassandra")
+    return {
+      needed: "Cassandra initialised and its keyspace migrations applied",
+      fix: `read ${logs}; check the Cassandra pods (a small nvcf:cassandra.preset can be OOM-killed on first boot), then re-run the release: ${rerun(stack, r)}`,
+    };
+  return {
+    needed: `the ${r.name} hook Job ${hook.name} to succeed`,
+    fix: `read ${logs}, fix the cause, then re-run the release: ${rerun(stack, r)}`,
+  };
+}
+
+const hookNamespace = (h: HelmHook, fallback: string) => {
+  try {
+    const m = yaml.load(h.manifest ?? "") as { metadata?: { namespace?: string } } | undefined;
+    return m?.metadata?.namespace ?? fallback;
+  } catch {
+    return fallback;
+  }
+};
+
+/**
+ * The hook Jobs of every release succeeded, or their effect is recorded: a live Job decides (Failed → unhealthy,
+ * still active after 10 minutes → stuck); a Job removed by its TTL or delete policy counts when Helm recorded
+ * its last run as Succeeded. Install-only hooks are judged by the first revision's record. Pre/post-delete
+ * hooks are not checked (they run on uninstall).
+ */
+export function checkHooks(stack: string, expected: readonly ExpectedRelease[], live: LiveState): Finding[] {
+  const out: Finding[] = [];
+  const now = live.now ?? Date.now() / 1000;
+  const jobs = new Map(live.jobs.map((j) => [`${j.metadata.namespace}/${j.metadata.name}`, j]));
+  for (const r of expected) {
+    const records = live.releases.get(`${r.namespace}/${r.name}`);
+    const rel = records?.[0];
+    if (!rel) continue;
+    for (const hook of (rel.hooks ?? []).filter((h) => h.kind === "Job")) {
+      const events = hook.events ?? [];
+      if (!events.some((e) => HOOK_EVENTS.includes(e))) continue;
+      const ns = hookNamespace(hook, r.namespace);
+      const obj = `Job ${ns}/${hook.name}`;
+      const advice = hookAdvice(stack, r, hook, ns);
+      const job = jobs.get(`${ns}/${hook.name}`);
+      if (job) {
+        const failed = condition(job, "Failed");
+        const done = condition(job, "Complete");
+        if (failed?.status === "True") {
+          out.push(
+            fail(
+              "health.hooks",
+              stack,
+              obj,
+              `the Job failed (${failed.reason ?? "Failed"}${failed.message ? `: ${failed.message.slice(0, 160)}` : ""})`,
+              advice.needed,
+              advice.fix,
+            ),
+          );
+          continue;
+        }
+        if (done?.status === "True" || (job.status?.succeeded ?? 0) > 0) {
+          out.push(pass("health.hooks", stack, obj, "succeeded"));
+          continue;
+        }
+        const started = Date.parse(job.status?.startTime ?? job.metadata.creationTimestamp ?? "") / 1000;
+        const age = Number.isNaN(started) ? 0 : now - started;
+        out.push(
+          age > 600
+            ? fail(
+                "health.hooks",
+                stack,
+                obj,
+                `still running after ${Math.round(age / 60)} minutes`,
+                advice.needed,
+                advice.fix,
+              )
+            : fail(
+                "health.hooks",
+                stack,
+                obj,
+                "still running",
+                advice.needed,
+                "wait, then run nvcf status again",
+                "warning",
+              ),
+        );
+        continue;
+      }
+      // No Job: judge by Helm's record. Install-only hooks ran (if ever) in revision 1.
+      const installOnly = !events.some((e) => e.endsWith("upgrade"));
+      const record = installOnly ? records?.find((x) => x.version === 1) : rel;
+      const run = record?.hooks?.find((h) => h.name === hook.name && h.kind === "Job")?.last_run;
+      if (installOnly && !record) {
+        out.push(
+          fail(
+            "health.hooks",
+            stack,
+            obj,
+            "the Job is gone and Helm's first revision is no longer kept, so whether it ran cannot be told",
+            advice.needed,
+            advice.fix,
+            "warning",
+          ),
+        );
+        continue;
+      }
+      if (run?.phase === "Succeeded")
+        out.push(
+          pass(
+            "health.hooks",
+            stack,
+            obj,
+            `succeeded${run.completed_at ? ` (${run.completed_at.slice(0, 19)}Z)` : ""}; the Job was removed afterwards by its TTL or delete policy`,
+          ),
+        );
+      else
+        out.push(
+          fail(
+            "health.hooks",
+            stack,
+            obj,
+            run?.phase
+              ? `Helm recorded the hook as ${run.phase} and the Job is gone`
+              : "the Job is gone and Helm recorded no run of the hook (hooks skipped?)",
+            advice.needed,
+            advice.fix,
+          ),
+        );
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Routes (Gateway API)
+
+interface ParentRef {
+  name: string;
+  namespace?: string;
+  sectionName?: string;
+  kind?: string;
+}
+
+/** Whether a listener admits routes from a namespace (allowedRoutes.namespaces; default Same). */
+function admits(
+  listener: {
+    allowedRoutes?: { namespaces?: { from?: string; selector?: { matchLabels?: Record<string, string> } } };
+  },
+  gwNs: string,
+  routeNs: KubeObject | undefined,
+  routeNsName: string,
+) {
+  const from = listener.allowedRoutes?.namespaces?.from ?? "Same";
+  if (from === "All") return true;
+  if (from === "Same") return gwNs === routeNsName;
+  const want = listener.allowedRoutes?.namespaces?.selector?.matchLabels ?? {};
+  const labels = routeNs?.metadata.labels ?? {};
+  return Object.entries(want).every(([k, v]) => labels[k] === v);
+}
+
+/** Why a route would not attach, judged from the Gateway's spec and the backends (when no controller reported). */
+export function staticRouteProblem(route: ManifestObject, live: LiveState): string | undefined {
+  const parents = (route.spec?.parentRefs ?? []) as ParentRef[];
+  if (parents.length === 0) return "it names no parent Gateway";
+  for (const p of parents) {
+    const ns = p.namespace ?? route.namespace;
+    const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
+    if (!gw) return `its parent Gateway ${ns}/${p.name} does not exist`;
+    const listeners = (gw.spec?.listeners ?? []) as {
+      name: string;
+      protocol?: string;
+      allowedRoutes?: never;
+    }[];
+    const cand = p.sectionName ? listeners.filter((l) => l.name === p.sectionName) : listeners;
+    if (cand.length === 0) return `Gateway ${ns}/${p.name} has no listener "${p.sectionName}"`;
+    const routeNs = live.namespaces.find((n) => n.metadata.name === route.namespace);
+    if (!cand.some((l) => admits(l, ns, routeNs, route.namespace)))
+      return `no listener of Gateway ${ns}/${p.name}${p.sectionName ? ` ("${p.sectionName}")` : ""} admits routes from namespace ${route.namespace} (allowedRoutes; label nvcf/platform=true)`;
+  }
+  for (const rule of (route.spec?.rules ?? []) as {
+    backendRefs?: { name: string; namespace?: string; kind?: string }[];
+  }[])
+    for (const b of rule.backendRefs ?? []) {
+      if (b.kind && b.kind !== "Service") continue;
+      const id = `${b.namespace ?? route.namespace}/${b.name}`;
+      if (!live.services.has(id)) return `its backend Service ${id} does not exist`;
+    }
+  return undefined;
+}
+
+/**
+ * Every route the releases render is Accepted by its Gateway and its references resolve (route status, set by
+ * the gateway controller). A route no controller has reported on yet is judged from the Gateway's spec: parent
+ * and listener exist, the listener admits the route's namespace, the backend Services exist.
+ */
+export function checkRoutes(
+  stack: string,
+  expected: readonly ExpectedRelease[],
+  live: LiveState,
+  optional: Readonly<Record<string, string>> = {},
+): Finding[] {
+  const out: Finding[] = [];
+  const byId = new Map(live.routes.map((r) => [`${r.kind}/${r.metadata.namespace}/${r.metadata.name}`, r]));
+  for (const r of expected) {
+    const rel = live.releases.get(`${r.namespace}/${r.name}`)?.[0];
+    if (!rel) continue;
+    for (const o of manifestObjects(rel.manifest, r.namespace).filter((x) => ROUTE_KINDS.includes(x.kind))) {
+      const obj = `${o.kind} ${o.namespace}/${o.name}`;
+      const route = byId.get(`${o.kind}/${o.namespace}/${o.name}`);
+      if (!route) {
+        out.push(
+          fail(
+            "health.routes",
+            stack,
+            obj,
+            `missing (release ${r.name} renders it)`,
+            "the route the release installed",
+            `pulumi up -s ${stack} --refresh`,
+          ),
+        );
+        continue;
+      }
+      const parents = (route.status?.parents ?? []) as {
+        parentRef?: ParentRef;
+        conditions?: { type: string; status: string; reason?: string; message?: string }[];
+      }[];
+      if (parents.length === 0) {
+        const why = staticRouteProblem({ ...o, spec: route.spec ?? o.spec }, live);
+        if (why && /backend Service/.test(why) && optional[o.name]) {
+          out.push(pass("health.routes", stack, obj, `${why}, as expected: ${optional[o.name]}`));
+          continue;
+        }
+        out.push(
+          why
+            ? fail(
+                "health.routes",
+                stack,
+                obj,
+                `not attached: ${why}`,
+                "a route its Gateway accepts, with existing backends",
+                "fix the Gateway's listeners or namespace labels, or the backend release, then run nvcf status again",
+              )
+            : pass(
+                "health.routes",
+                stack,
+                obj,
+                "no controller status yet; its parent Gateway, listener, namespace admission and backend Services match",
+              ),
+        );
+        continue;
+      }
+      const bad = parents
+        .map((p) => {
+          const acc = p.conditions?.find((c) => c.type === "Accepted");
+          const res = p.conditions?.find((c) => c.type === "ResolvedRefs");
+          const gw = `${p.parentRef?.namespace ?? o.namespace}/${p.parentRef?.name ?? "?"}${p.parentRef?.sectionName ? `:${p.parentRef.sectionName}` : ""}`;
+          if (acc?.status !== "True")
+            return `Gateway ${gw} did not accept it (${acc ? `${acc.reason ?? acc.status}${acc.message ? `: ${acc.message.slice(0, 160)}` : ""}` : "no Accepted condition"})`;
+          if (res && res.status !== "True" && !(optional[o.name] && res.reason === "BackendNotFound"))
+            return `its references do not resolve on ${gw} (${res.reason ?? res.status}${res.message ? `: ${res.message.slice(0, 160)}` : ""})`;
+          return undefined;
+        })
+        .filter((x): x is string => x !== undefined);
+      out.push(
+        bad.length
+          ? fail(
+              "health.routes",
+              stack,
+              obj,
+              bad.join("; "),
+              "the route Accepted and attached, with its references resolved",
+              `kubectl get ${o.kind.toLowerCase()} -n ${o.namespace} ${o.name} -o yaml shows the controller's reason; fix the listener (name, protocol, allowedRoutes) or the backend and its ReferenceGrant`,
+            )
+          : pass("health.routes", stack, obj, `Accepted by ${parents.length} parent(s), references resolved`),
+      );
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// GPU clusters (docs/upstream-facts.md §2.8, §2.9, §4 row 15)
+
+/** What the compute checks read from a GPU cluster. */
+export interface ComputeState {
+  /** ConfigMap nvca-operator/nvcfbackend-self-managed, when present. */
+  identity?: KubeObject;
+  /** NVCFBackends in nvca-operator; undefined when the CRD is not served. */
+  backends?: KubeObject[];
+  /** Pods of namespace nvca-system. */
+  agentPods: KubeObject[];
+  /** DaemonSet kube-system/node-inotify-tuner, when present. */
+  tuner?: KubeObject;
+}
+
+/** The registration a cluster should carry (the control plane's `clusterRegistrations` output), when known. */
+export interface ExpectedIdentity {
+  clusterID: string;
+  clusterGroupID: string;
+}
+
+/**
+ * Per GPU cluster: the identity ConfigMap holds both IDs (and the expected ones when given), the NVCFBackend
+ * reports `agentStatus: healthy`, the NVCA agent pods are ready, the inotify tuner runs.
+ */
+export function checkCompute(
+  stack: string,
+  clusterName: string,
+  st: ComputeState,
+  want?: ExpectedIdentity,
+): Finding[] {
+  const out: Finding[] = [];
+  const cmObj = "ConfigMap nvca-operator/nvcfbackend-self-managed";
+  let dtoName: string | undefined;
+  if (!st.identity)
+    out.push(
+      fail(
+        "health.identity",
+        stack,
+        cmObj,
+        "missing",
+        "the identity ConfigMap helm-nvca-operator renders for a self-managed cluster",
+        `pulumi up -s ${stack} --refresh`,
+      ),
+    );
+  else {
+    let dto: Record<string, unknown> = {};
+    try {
+      dto = (yaml.load(String(st.identity.data?.["cluster-dto.yaml"] ?? "")) ?? {}) as Record<
+        string,
+        unknown
+      >;
+    } catch {
+      dto = {};
+    }
+    dtoName = typeof dto["clusterName"] === "string" ? (dto["clusterName"] as string) : undefined;
+    const id = String(dto["clusterId"] ?? "");
+    const group = String(dto["clusterGroupId"] ?? "");
+    const missing = [!id && "clusterId", !group && "clusterGroupId"].filter(Boolean);
+    if (missing.length)
+      out.push(
+        fail(
+          "health.identity",
+          stack,
+          cmObj,
+          `cluster-dto.yaml has no ${missing.join(" and no ")}`,
+          "both registration IDs, or the operator cannot create a working NVCFBackend",
+          `re-run the registration and this stack: pulumi up -s <control stack> then pulumi up -s ${stack} (the IDs come from the control plane's clusterRegistrations.${clusterName})`,
+        ),
+      );
+    else if (want && (want.clusterID !== id || want.clusterGroupID !== group))
+      out.push(
+        fail(
+          "health.identity",
+          stack,
+          cmObj,
+          `clusterId ${id} / clusterGroupId ${group} differ from the control plane's registration (${want.clusterID} / ${want.clusterGroupID})`,
+          "the IDs the registration returned",
+          `pulumi up -s ${stack} (it reads the registration through the StackReference)`,
+        ),
+      );
+    else out.push(pass("health.identity", stack, cmObj, `clusterId ${id}, clusterGroupId ${group}`));
+  }
+  const beObj = `NVCFBackend nvca-operator/${dtoName ?? clusterName}`;
+  if (st.backends === undefined)
+    out.push(
+      fail(
+        "health.nvcfbackend",
+        stack,
+        beObj,
+        "the NVCFBackend CRD is not served",
+        "helm-nvca-operator installed (it templates the CRD)",
+        `pulumi up -s ${stack} --refresh`,
+      ),
+    );
+  else {
+    const be =
+      st.backends.find((b) => b.metadata.name === dtoName || b.metadata.name === clusterName) ??
+      (st.backends.length === 1 ? st.backends[0] : undefined);
+    if (!be)
+      out.push(
+        fail(
+          "health.nvcfbackend",
+          stack,
+          beObj,
+          st.backends.length
+            ? `no NVCFBackend for this cluster (found ${st.backends.map((b) => b.metadata.name).join(", ")})`
+            : "no NVCFBackend",
+          "the NVCFBackend the operator creates at start from nvcfbackend-self-managed",
+          "kubectl logs -n nvca-operator deploy/nvca-operator -c nvca-operator shows why the operator did not create it",
+        ),
+      );
+    else if (be.status?.agentStatus !== "healthy")
+      out.push(
+        fail(
+          "health.nvcfbackend",
+          stack,
+          `NVCFBackend nvca-operator/${be.metadata.name}`,
+          `agentStatus is ${be.status?.agentStatus ?? "not reported"}`,
+          "agentStatus healthy (normally within 10 minutes of the install)",
+          "kubectl logs -n nvca-system -l app.kubernetes.io/name=nvca; a 401 from ICMS means the registration's JWKS is stale: re-register (nvcf up)",
+        ),
+      );
+    else
+      out.push(
+        pass(
+          "health.nvcfbackend",
+          stack,
+          `NVCFBackend nvca-operator/${be.metadata.name}`,
+          "agentStatus healthy",
+        ),
+      );
+  }
+  const agents = st.agentPods.filter(
+    (p) => p.metadata.labels?.["app.kubernetes.io/name"] === "nvca" || /^nvca-/.test(p.metadata.name),
+  );
+  if (agents.length === 0)
+    out.push(
+      fail(
+        "health.agent",
+        stack,
+        "pods nvca-system/nvca-*",
+        "no NVCA agent pod",
+        "the agent pod the operator creates in nvca-system",
+        "kubectl get nvcfbackends -n nvca-operator -o yaml and the operator's logs show why it has not deployed the agent",
+      ),
+    );
+  for (const p of agents) {
+    const ready = condition(p, "Ready")?.status === "True";
+    const obj = `pod nvca-system/${p.metadata.name}`;
+    if (ready) {
+      out.push(pass("health.agent", stack, obj, "Ready"));
+      continue;
+    }
+    const waiting = (
+      (p.status?.containerStatuses ?? []) as {
+        name: string;
+        ready?: boolean;
+        state?: { waiting?: { reason?: string } };
+      }[]
+    )
+      .filter((c) => !c.ready)
+      .map((c) => `${c.name}${c.state?.waiting?.reason ? ` ${c.state.waiting.reason}` : ""}`);
+    out.push(
+      fail(
+        "health.agent",
+        stack,
+        obj,
+        `not Ready (phase ${p.status?.phase ?? "?"}${waiting.length ? `; waiting: ${waiting.join(", ")}` : ""})`,
+        "the agent pod Ready (agent, admission webhook and vault-agent containers)",
+        `kubectl describe pod -n nvca-system ${p.metadata.name}; a crash-looping vault-agent means OpenBao or its migrations Job is not healthy on the control plane`,
+      ),
+    );
+  }
+  if (st.tuner) {
+    const gap = workloadGap(st.tuner);
+    out.push(
+      gap
+        ? fail(
+            "health.workloads",
+            stack,
+            "DaemonSet kube-system/node-inotify-tuner",
+            gap,
+            "the tuner on every node",
+            "kubectl describe ds -n kube-system node-inotify-tuner",
+          )
+        : pass("health.workloads", stack, "DaemonSet kube-system/node-inotify-tuner", "ready on every node"),
+    );
+  }
+  return out;
+}

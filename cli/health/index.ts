@@ -1,0 +1,201 @@
+/**
+ * `checkHealth`: verification after `up`, and `nvcf status` (issue 10 point 3). Read-only: per stack it reads the
+ * cluster's Helm release records, workloads, Jobs, routes and (GPU clusters) the NVCA objects with kubectl, in
+ * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
+ */
+import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/releases";
+import type { ControlPlaneConfig } from "../../config/schema";
+import { computeFlags } from "../../values/compute";
+import { controlFlags } from "../../values/control";
+import type { Kube, KubeObject } from "../kube";
+import {
+  type CheckOptions,
+  type CheckedStack,
+  checkedEnvironment,
+  computeConfig,
+  controlConfig,
+  fail,
+  stackCluster,
+} from "../preflight/context";
+import type { Environment, Finding } from "../types";
+import {
+  type ComputeState,
+  type ExpectedIdentity,
+  type ExpectedRelease,
+  type LiveState,
+  checkCompute,
+  checkHooks,
+  checkReleases,
+  checkRoutes,
+  checkWorkloads,
+} from "./checks";
+import { releasesByName } from "./helm";
+
+/** Options of `checkHealth`: those of the preflight, plus the registrations to compare the identity with. */
+export interface HealthOptions extends CheckOptions {
+  /** The control plane's `clusterRegistrations` output by GPU cluster name; when given, the IDs must match. */
+  registrations?: Record<string, ExpectedIdentity>;
+  /**
+   * Seconds to keep re-checking while an error remains (default 0: check once). For verification right after
+   * `up`: the NVCA operator creates the NVCFBackend and the agent some time after its release is deployed.
+   */
+  retryForSeconds?: number;
+  /** Seconds between re-checks (default 10). */
+  retryIntervalSeconds?: number;
+}
+
+/** The namespace a control-plane release goes into (as components/controlPlane.ts `releaseNamespace`). */
+function namespaceOf(spec: ReleaseSpec, cfg: ControlPlaneConfig | undefined): string {
+  if ("fixed" in spec.namespace) return spec.namespace.fixed;
+  if (!cfg) return "";
+  return spec.namespace.fromConfig === "gatewayControllerNamespace"
+    ? cfg.gateway.controllerNamespace
+    : cfg.observability.namespace;
+}
+
+/** The releases a stack declares, with namespaces and pinned versions. */
+export function expectedReleases(s: CheckedStack): ExpectedRelease[] {
+  const cfg = s.config;
+  const list =
+    cfg.plane === "control"
+      ? enabledReleases("control", cfg.bundleVersion, controlFlags(controlConfig(s)))
+      : enabledReleases("compute", cfg.bundleVersion, computeFlags(computeConfig(s)));
+  return list.map((r) => ({
+    name: r.name,
+    namespace: namespaceOf(r, cfg.plane === "control" ? controlConfig(s) : undefined),
+    chart: r.chart,
+    version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
+    resource: `nvcf-${r.name}`,
+  }));
+}
+
+const SERVICE_COLUMNS = 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}';
+
+/** Reads what the checks need from one cluster (every call in parallel). Throws `KubeError` when it does not answer. */
+export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveState> {
+  const none = Promise.resolve([] as KubeObject[]);
+  const [secrets, deploys, sts, ds, jobs, http, grpc, tcp, gateways, namespaces, services] =
+    await Promise.all([
+      kube.items(["secrets", "-A", "-l", "owner=helm"]),
+      kube.items(["deployments.apps", "-A"]),
+      kube.items(["statefulsets.apps", "-A"]),
+      kube.items(["daemonsets.apps", "-A"]),
+      kube.items(["jobs.batch", "-A"]),
+      withRoutes ? kube.items(["httproutes.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["grpcroutes.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["tcproutes.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["gateways.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["namespaces"]) : none,
+      withRoutes
+        ? kube.run(["get", "services", "-A", "-o", SERVICE_COLUMNS])
+        : Promise.resolve({ code: 0, stdout: "", stderr: "" }),
+    ]);
+  const kinded = (list: KubeObject[], kind: string) => list.map((o) => ({ ...o, kind }));
+  return {
+    releases: releasesByName(secrets),
+    workloads: [...kinded(deploys, "Deployment"), ...kinded(sts, "StatefulSet"), ...kinded(ds, "DaemonSet")],
+    jobs,
+    routes: [...kinded(http, "HTTPRoute"), ...kinded(grpc, "GRPCRoute"), ...kinded(tcp, "TCPRoute")],
+    gateways,
+    namespaces,
+    services: new Set(services.stdout.split("\n").filter(Boolean)),
+  };
+}
+
+/** Reads the NVCA objects of a GPU cluster. */
+export async function readCompute(kube: Kube): Promise<ComputeState> {
+  const [identity, backends, agentPods, tuner] = await Promise.all([
+    kube.maybe<KubeObject>(["get", "configmap", "nvcfbackend-self-managed", "-n", "nvca-operator"]),
+    kube.maybe<{ items: KubeObject[] }>(["get", "nvcfbackends.nvcf.nvidia.io", "-n", "nvca-operator"]),
+    kube.items(["pods", "-n", "nvca-system"]),
+    kube.maybe<KubeObject>(["get", "daemonset", "node-inotify-tuner", "-n", "kube-system"]),
+  ]);
+  return {
+    identity,
+    backends: backends?.items,
+    agentPods,
+    tuner: tuner ? { ...tuner, kind: "DaemonSet" } : undefined,
+  };
+}
+
+/**
+ * Routes the charts render whose backend is legitimately absent: nvcf-gateway-routes renders the
+ * llm-api-gateway HTTPRoute by default even with the LLM add-on off (docs/upstream-facts.md §1.12).
+ */
+function optionalRoutes(s: CheckedStack): Record<string, string> {
+  if (s.config.plane !== "control" || controlConfig(s).addons.llm.enabled) return {};
+  return {
+    "llm-api-gateway":
+      "the chart renders this route even with the LLM add-on off (nvcf:addons.llm.enabled false)",
+  };
+}
+
+async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Finding[]> {
+  const st = s.file.stack;
+  const access = stackCluster(s, opts);
+  const obj = `cluster (${access.label})`;
+  try {
+    if (!access.kube)
+      return [
+        fail(
+          "cluster.reachable",
+          st,
+          obj,
+          `not checked: ${access.unavailable}`,
+          "the cluster's kubeconfig",
+          "run the checks through `nvcf status`, which decrypts the stack's secrets",
+          "warning",
+        ),
+      ];
+    const compute = s.config.plane === "compute";
+    let live: LiveState;
+    let cstate: ComputeState | undefined;
+    try {
+      [live, cstate] = await Promise.all([
+        readLive(access.kube, !compute),
+        compute ? readCompute(access.kube) : Promise.resolve(undefined),
+      ]);
+    } catch (e) {
+      return [
+        fail(
+          "cluster.reachable",
+          st,
+          obj,
+          `the cluster did not answer: ${(e as Error).message.split("\n")[0].slice(0, 300)}`,
+          "a reachable Kubernetes API server for this stack",
+          `check nvcf:kubernetes.context and the kubeconfig`,
+        ),
+      ];
+    }
+    const expected = expectedReleases(s);
+    const out = [
+      ...checkReleases(st, expected, live),
+      ...checkWorkloads(st, expected, live),
+      ...checkHooks(st, expected, live),
+      ...checkRoutes(st, expected, live, optionalRoutes(s)),
+    ];
+    if (cstate) {
+      const name = computeConfig(s).clusterName;
+      out.push(...checkCompute(st, name, cstate, opts.registrations?.[name]));
+    }
+    return out;
+  } finally {
+    access.cleanup();
+  }
+}
+
+/**
+ * Checks the health of every stack of an environment (again every `retryIntervalSeconds` while an error
+ * remains, up to `retryForSeconds`). Input: the environment and options (see `HealthOptions`). Output: one `Finding` per checked object, passing ones included, control plane first.
+ * Throws `ConfigError` when a stack's config is invalid; every other problem is a finding.
+ */
+export async function checkHealth(env: Environment, opts: HealthOptions = {}): Promise<Finding[]> {
+  const { control, compute } = await checkedEnvironment(env, opts);
+  const deadline = Date.now() + (opts.retryForSeconds ?? 0) * 1000;
+  for (;;) {
+    const findings = (await Promise.all([control, ...compute].map((s) => stackHealth(s, opts)))).flat();
+    const unhealthy = findings.some((f) => !f.ok && f.severity === "error");
+    if (!unhealthy || Date.now() >= deadline) return findings;
+    await new Promise((r) => setTimeout(r, (opts.retryIntervalSeconds ?? 10) * 1000));
+  }
+}

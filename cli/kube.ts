@@ -1,0 +1,165 @@
+/**
+ * A small, read-mostly kubectl client for the `nvcf` checks: every call runs `kubectl` as a child process with a
+ * timeout, against one kubeconfig context, and parses JSON. No Pulumi, no client library: the checks only read.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** How to reach one cluster: a context of the ambient kubeconfig (KUBECONFIG) or of `kubeconfig` (a file path). */
+export interface KubeTarget {
+  /** Context name; undefined: the kubeconfig's current context. */
+  context?: string;
+  /** A kubeconfig file; undefined: kubectl's own resolution (KUBECONFIG, else ~/.kube/config). */
+  kubeconfig?: string;
+}
+
+/** The result of one kubectl run. */
+export interface KubeResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A kubectl failure other than "not found": names the command (never a credential) and kubectl's message. */
+export class KubeError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly result: KubeResult,
+  ) {
+    super(`kubectl ${args.join(" ")} failed: ${firstLine(result.stderr) || `exit ${result.code}`}`);
+  }
+}
+
+const firstLine = (s: string) =>
+  s
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "") ?? "";
+
+/** kubectl's message for an object or kind that does not exist. */
+const NOT_FOUND = /NotFound|not found|the server doesn't have a resource type|no matches for kind/i;
+
+/**
+ * One cluster as kubectl sees it. `kubectl`: the binary (default `kubectl` on PATH, e.g. from scripts/env.sh);
+ * `timeoutMs`: per call (default 20 s); a call that runs longer is killed and fails.
+ */
+export class Kube {
+  constructor(
+    readonly target: KubeTarget,
+    readonly opts: { kubectl?: string; timeoutMs?: number } = {},
+  ) {}
+
+  /** Runs `kubectl <args>` with the target's context and kubeconfig. Never throws: the exit code is returned. */
+  run(args: readonly string[], input?: string): Promise<KubeResult> {
+    const full = [
+      ...(this.target.kubeconfig ? ["--kubeconfig", this.target.kubeconfig] : []),
+      ...(this.target.context ? ["--context", this.target.context] : []),
+      "--request-timeout=15s",
+      ...args,
+    ];
+    return new Promise((resolve) => {
+      const child = execFile(
+        this.opts.kubectl ?? "kubectl",
+        full,
+        { timeout: this.opts.timeoutMs ?? 20000, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+        (err, stdout, stderr) => {
+          const code =
+            err === null
+              ? 0
+              : typeof (err as { code?: unknown }).code === "number"
+                ? (err as { code: number }).code
+                : 1;
+          const killed = err !== null && (err as { killed?: boolean }).killed;
+          resolve({
+            code,
+            stdout: stdout ?? "",
+            stderr: killed
+              ? `timed out after ${this.opts.timeoutMs ?? 20000} ms\n${stderr ?? ""}`
+              : (stderr ?? ""),
+          });
+        },
+      );
+      if (input !== undefined) child.stdin?.end(input);
+    });
+  }
+
+  /** `kubectl <args> -o json` parsed. Throws `KubeError` on any failure. */
+  async json<T = unknown>(args: readonly string[]): Promise<T> {
+    const r = await this.run([...args, "-o", "json"]);
+    if (r.code !== 0) throw new KubeError(args, r);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Like `json`, but `undefined` when the object or the kind does not exist. */
+  async maybe<T = unknown>(args: readonly string[]): Promise<T | undefined> {
+    const r = await this.run([...args, "-o", "json"]);
+    if (r.code !== 0) {
+      if (NOT_FOUND.test(r.stderr)) return undefined;
+      throw new KubeError(args, r);
+    }
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** The `items` of a list (`kubectl get <kind> …`); empty when the kind is not served by this cluster. */
+  async items<T = KubeObject>(args: readonly string[]): Promise<T[]> {
+    const list = await this.maybe<{ items?: T[] }>(["get", ...args]);
+    return list?.items ?? [];
+  }
+
+  /** `kubectl get --raw <path>` parsed as JSON; `undefined` when the path is not served (404). */
+  async raw<T = unknown>(p: string): Promise<T | undefined> {
+    const r = await this.run(["get", "--raw", p]);
+    if (r.code !== 0) {
+      if (NOT_FOUND.test(r.stderr)) return undefined;
+      throw new KubeError(["get", "--raw", p], r);
+    }
+    return JSON.parse(r.stdout) as T;
+  }
+}
+
+/** The fields of any Kubernetes object the checks read. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    ownerReferences?: { kind: string; name: string }[];
+  };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec?: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  status?: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  data?: any;
+}
+
+/**
+ * Writes a kubeconfig held in memory (a decrypted secret config value) to a private temporary file (mode 0600)
+ * and returns its path and a `remove()`; the caller removes it when the checks are done.
+ */
+export function kubeconfigFile(text: string): { file: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-kubeconfig-"));
+  const file = path.join(dir, "config");
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `namespace/name` of an object (just `name` for cluster-scoped ones). */
+export const objectId = (o: KubeObject): string =>
+  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+
+/** The `status` of a condition type (`True`/`False`/`Unknown`), with its reason and message; undefined when absent. */
+export function condition(
+  o: { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } },
+  type: string,
+): { status: string; reason?: string; message?: string } | undefined {
+  return o.status?.conditions?.find((c) => c.type === type);
+}

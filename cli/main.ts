@@ -1,0 +1,187 @@
+/**
+ * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
+ * control-plane stack and the compute-plane stacks that reference it, as one thing.
+ *
+ * Verbs: preview, up, destroy, preflight, status, graph (this file wires them; each lives in cli/verbs/)
+ * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
+ * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
+ * including commander's own, exit EXIT.usage; a CliError its code; anything else EXIT.internal).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { loadEnvironment } from "./environment";
+import { CliError } from "./report";
+import { EXIT, type Environment, type ExitCode } from "./types";
+
+/** The verbs defined here (import-helmfile is registered by its own module). */
+export const VERBS = ["preview", "up", "destroy", "preflight", "status", "graph"] as const;
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of at least 1");
+  return n;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface Common {
+  env: string;
+  cwd?: string;
+}
+
+/**
+ * Builds the command. `setCode` receives each verb's exit code; `write`/`writeErr` receive commander's
+ * output (help, usage errors). `withImportHelmfile: false` skips loading the import-helmfile module (a
+ * known verb of this file is being run).
+ */
+export function buildProgram(
+  setCode: (code: ExitCode) => void,
+  io: { write: (s: string) => void; writeErr: (s: string) => void },
+  withImportHelmfile = true,
+): Command {
+  const program = new Command("nvcf")
+    .description(
+      "Operate an NVCF environment (a control-plane stack and the GPU-cluster stacks that reference it) as one thing.",
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: io.write, writeErr: io.writeErr })
+    .showHelpAfterError("(run nvcf <verb> --help for the options)")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 ok, 1 internal error, 2 usage, 3 config, 4 preflight, 5 deployment, 6 health, 7 drift (preview --expect-no-changes).",
+    );
+
+  const verb = (name: string, description: string) =>
+    program
+      .command(name)
+      .description(description)
+      .requiredOption("--env <env>", "the environment: its control-plane stack's name (Pulumi.<env>.yaml)")
+      .option("--cwd <dir>", "the project directory (where Pulumi.yaml is)", process.cwd());
+  const env = (o: Common): Environment => loadEnvironment(o.cwd ?? process.cwd(), o.env);
+  const parallel = () =>
+    new Option("--parallel <n>", "how many GPU-cluster stacks run at once").argParser(positiveInt).default(4);
+  const stacks = () =>
+    new Option("--stack <stack>", "only this stack of the environment (repeatable)")
+      .argParser(collect)
+      .default([]);
+  const policy = () =>
+    new Option(
+      "--policy-pack <dir>",
+      "run this policy pack with the engine (repeatable; also NVCF_POLICY_PACKS, comma-separated)",
+    )
+      .argParser(collect)
+      .default([]);
+  const kubeconfig = () =>
+    new Option("--kubeconfig <file>", "kubeconfig for the checks (default: $KUBECONFIG)").default(
+      process.env["KUBECONFIG"],
+      "$KUBECONFIG",
+    );
+
+  verb("preview", "preview every stack and summarise which releases change and why")
+    .addOption(stacks())
+    .addOption(parallel())
+    .addOption(policy())
+    .option("--expect-no-changes", `exit ${EXIT.drift} when anything would change`)
+    .option("--json", "print the summary as JSON")
+    .action(async (o) => {
+      const { preview } = await import("./verbs/preview");
+      setCode(await preview(env(o), { ...o, policyPack: o.policyPack, stack: o.stack }));
+    });
+
+  verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
+    .addOption(stacks())
+    .addOption(parallel())
+    .addOption(policy())
+    .addOption(kubeconfig())
+    .option("--yes", "do not ask for confirmation (required when not interactive)")
+    .option("--plain", "plain progress lines even on a terminal")
+    .action(async (o) => {
+      const { up } = await import("./verbs/up");
+      setCode(await up(env(o), o));
+    });
+
+  verb("destroy", "destroy the GPU-cluster stacks (drained), then the control plane")
+    .addOption(stacks())
+    .addOption(parallel())
+    .option("--yes", "do not ask for confirmation (required when not interactive)")
+    .option("--plain", "plain progress lines even on a terminal")
+    .action(async (o) => {
+      const { destroy } = await import("./verbs/destroy");
+      setCode(await destroy(env(o), o));
+    });
+
+  verb("preflight", "check every prerequisite of the environment's clusters; touches nothing")
+    .addOption(kubeconfig())
+    .option("--json", "print the findings as JSON")
+    .option("--verbose", "also print the checks that pass")
+    .action(async (o) => {
+      const { preflight } = await import("./verbs/checks");
+      setCode(await preflight(env(o), o));
+    });
+
+  verb("status", "verify the deployed environment: releases, workloads, hooks, routes, GPU clusters")
+    .addOption(kubeconfig())
+    .option("--json", "print the findings as JSON")
+    .option("--verbose", "also print the checks that pass")
+    .action(async (o) => {
+      const { status } = await import("./verbs/checks");
+      setCode(await status(env(o), o));
+    });
+
+  verb("graph", "write the release dependency graph of the environment")
+    .addOption(
+      new Option("--format <format>", "output format").choices(["mermaid", "svg"]).default("mermaid"),
+    )
+    .option("--output <file>", "write to this file instead of stdout")
+    .action(async (o) => {
+      const { graph } = await import("./verbs/checks");
+      setCode(await graph(env(o), o));
+    });
+
+  if (withImportHelmfile) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { registerImportHelmfile } = require("./importHelmfile") as typeof import("./importHelmfile");
+    registerImportHelmfile(program);
+  }
+  return program;
+}
+
+/**
+ * Runs the command line `argv` (as process.argv: node, script, verb, …) and resolves to the exit code.
+ * Never throws: a CliError prints its lines to stderr (a one-line message as `error: <message>`, a
+ * formatted list such as a stack's config problems exactly as given); other errors print `internal error:`
+ * and the message (the stack trace only with NVCF_DEBUG=1).
+ */
+export async function main(
+  argv: string[],
+  io: { write: (s: string) => void; writeErr: (s: string) => void } = {
+    write: (s) => process.stdout.write(s),
+    writeErr: (s) => process.stderr.write(s),
+  },
+): Promise<ExitCode> {
+  let code: ExitCode = EXIT.ok;
+  const first = argv[2];
+  const known = (VERBS as readonly string[]).includes(first ?? "");
+  try {
+    const program = buildProgram((c) => (code = c), io, !known);
+    if (argv.length <= 2) {
+      program.outputHelp({ error: true });
+      return EXIT.usage;
+    }
+    await program.parseAsync(argv);
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version exit 0; every other commander error is a usage error (commander printed it).
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (e instanceof CliError) {
+      if (e.lines.length === 1 && e.lines[0] === e.message) io.writeErr(`error: ${e.message}\n`);
+      else for (const l of e.lines) io.writeErr(`${l}\n`);
+      return e.code;
+    }
+    const err = e as Error;
+    io.writeErr(`internal error: ${err?.message ?? String(e)}\n`);
+    if (process.env["NVCF_DEBUG"] === "1" && err?.stack) io.writeErr(`${err.stack}\n`);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * `nvcf preview --env <env>`: previews every stack of the environment (control plane first, then the compute
+ * planes, bounded in parallel) and prints one summary: per stack, which Helm releases would change and why
+ * (the inputs the engine's diff names, old → new where the value is short and not secret), then the other
+ * resources. `--expect-no-changes` exits EXIT.drift when anything would change.
+ */
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { RELEASE_TYPE, releaseName, urnName } from "../progress";
+import { CliError } from "../report";
+import { EXIT, type Environment, type ExitCode } from "../types";
+
+/** One input of a resource that changes, as the engine's diff names it. */
+export interface InputChange {
+  /** Property path, e.g. `values.api.replicaCount` or `version`. */
+  path: string;
+  /** add, delete, update (the engine's diff kind without `-replace`); `replace` when it forces one. */
+  kind: string;
+  /** Old and new value, shortened, or `[secret]`; absent when the value is an object or not known. */
+  from?: string;
+  to?: string;
+}
+
+/** One resource that would change. */
+export interface ResourceChange {
+  /** Helm release name for a release, else the resource name. */
+  name: string;
+  type: string;
+  /** create, update, delete or replace. */
+  op: string;
+  inputs: InputChange[];
+}
+
+/** What a stack's preview says would change. */
+export interface StackChanges {
+  stack: string;
+  releases: ResourceChange[];
+  others: ResourceChange[];
+}
+
+const SECRET_MARK = "[secret]";
+/** The engine's marker of a secret value in serialized state (the `4dabf…` signature key). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+/** Key names whose value is treated as secret even when not marked so (masking more than needed is safe). */
+const SECRET_NAME = /(password|passwd|secret|token|credential|apikey|api_key|registrykey|kubeconfig|auth)/i;
+
+/** Parses a Pulumi property path (`a.b[0]["c.d"]`) into its segments. */
+export function parsePropertyPath(p: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  const re = /([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g;
+  for (let m = re.exec(p); m; m = re.exec(p)) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(Number(m[2]));
+    else out.push(m[3].replace(/\\(.)/g, "$1"));
+  }
+  return out;
+}
+
+function isSecret(v: unknown): boolean {
+  return v === SECRET_MARK || (typeof v === "object" && v !== null && SECRET_SIG in v);
+}
+
+/**
+ * The value at a property path of a resource's inputs for display: `[secret]` when the value or any object
+ * on the way is secret or the path names a credential; a short JSON text for scalars; `undefined` for
+ * objects, lists, long values and absent ones.
+ */
+export function displayValue(inputs: Record<string, unknown> | undefined, path: string): string | undefined {
+  const segs = parsePropertyPath(path);
+  if (segs.some((s) => typeof s === "string" && SECRET_NAME.test(s))) return SECRET_MARK;
+  let cur: unknown = inputs;
+  for (const s of segs) {
+    if (isSecret(cur)) return SECRET_MARK;
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string | number, unknown>)[s];
+  }
+  if (isSecret(cur)) return SECRET_MARK;
+  if (cur === undefined || (typeof cur === "object" && cur !== null)) return undefined;
+  const text = JSON.stringify(cur);
+  return text.length > 60 ? undefined : text;
+}
+
+/** The raw value at a property path, or `undefined` when absent or secret anywhere on the way. */
+function rawValue(inputs: Record<string, unknown> | undefined, path: string): unknown {
+  let cur: unknown = inputs;
+  for (const s of parsePropertyPath(path)) {
+    if (isSecret(cur) || cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string | number, unknown>)[s];
+  }
+  return isSecret(cur) ? undefined : cur;
+}
+
+/** Appends a key to a property path (`a.b`, `a["x.y"]`, `a[0]`). */
+function joinPath(base: string, key: string | number): string {
+  if (typeof key === "number") return `${base}[${key}]`;
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * The leaf paths under `base` where two plain (non-secret) objects or lists differ, at most `limit`
+ * (`undefined` when there are more, or when either side is not an object).
+ */
+export function leafDiffs(a: unknown, b: unknown, base: string, limit = 6): string[] | undefined {
+  const out: string[] = [];
+  const walk = (x: unknown, y: unknown, p: string): boolean => {
+    const obj = (v: unknown) => typeof v === "object" && v !== null && !isSecret(v);
+    if (obj(x) && obj(y) && Array.isArray(x) === Array.isArray(y)) {
+      const xs = x as Record<string, unknown>;
+      const ys = y as Record<string, unknown>;
+      const keys = [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort();
+      for (const k of keys) {
+        const key = Array.isArray(x) ? Number(k) : k;
+        if (!walk(xs[k], ys[k], joinPath(p, key))) return false;
+      }
+      return true;
+    }
+    if (JSON.stringify(x) === JSON.stringify(y)) return true;
+    out.push(p);
+    return out.length <= limit;
+  };
+  const isObj = (v: unknown) => typeof v === "object" && v !== null && !isSecret(v);
+  if (!isObj(a) || !isObj(b)) return undefined;
+  return walk(a, b, base) && out.length > 0 ? out : undefined;
+}
+
+/** The ops a summary reports; replacement steps fold into `replace`. */
+function foldOp(op: string): string | undefined {
+  if (op === "create" || op === "update" || op === "delete" || op === "replace" || op === "import") return op;
+  if (op === "create-replacement" || op === "delete-replaced") return "replace";
+  return undefined;
+}
+
+/** Resources not worth a line of their own: the stack, components (their children are shown). */
+function hidden(type: string): boolean {
+  return type === "pulumi:pulumi:Stack" || type.startsWith("nvcf:index:");
+}
+
+/**
+ * What would change in one stack, from its preview's engine events (resourcePreEvent steps): releases and
+ * other resources, each with the inputs its diff names (`detailedDiff` when the provider gave one, else
+ * `diffs`). Steps that change nothing, the stack resource and component resources are left out.
+ */
+export function stackChanges(stack: string, events: readonly EngineEvent[]): StackChanges {
+  const byUrn = new Map<string, ResourceChange>();
+  for (const e of events) {
+    const m = e.resourcePreEvent?.metadata;
+    if (!m || hidden(m.type)) continue;
+    const op = foldOp(m.op);
+    if (!op) continue;
+    const prev = byUrn.get(m.urn);
+    // A replacement comes as several steps (delete-replaced, replace, create-replacement); keep the one
+    // that carries the diff.
+    if (prev && prev.op === "replace" && (prev.inputs.length > 0 || !(m.detailedDiff || m.diffs))) continue;
+    const inputs: InputChange[] = [];
+    if (op === "update" || op === "replace") {
+      const detailed = m.detailedDiff ?? {};
+      const paths = Object.keys(detailed).length ? Object.keys(detailed) : (m.diffs ?? []);
+      for (const p of paths.sort()) {
+        const d = detailed[p];
+        const kind = d ? d.diffKind.replace(/-replace$/, "") : "update";
+        const forces = d ? d.diffKind.endsWith("-replace") : (m.keys ?? []).includes(p);
+        const k = forces ? "replace" : kind;
+        // A whole object named (e.g. a command's environment): name the leaves that differ inside it.
+        const leaves = leafDiffs(rawValue(m.old?.inputs, p), rawValue(m.new?.inputs, p), p) ?? [p];
+        for (const leaf of leaves) {
+          const from = kind === "add" ? undefined : displayValue(m.old?.inputs, leaf);
+          const to = kind === "delete" ? undefined : displayValue(m.new?.inputs, leaf);
+          inputs.push({ path: leaf, kind: k, from, to });
+        }
+      }
+    }
+    const name = m.type === RELEASE_TYPE ? releaseName(m) : urnName(m.urn);
+    byUrn.set(m.urn, { name, type: m.type, op, inputs });
+  }
+  const all = [...byUrn.values()];
+  const order = (a: ResourceChange, b: ResourceChange) =>
+    a.name.localeCompare(b.name) || a.type.localeCompare(b.type);
+  return {
+    stack,
+    releases: all.filter((r) => r.type === RELEASE_TYPE).sort(order),
+    others: all.filter((r) => r.type !== RELEASE_TYPE).sort(order),
+  };
+}
+
+const SYMBOL: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-", import: "=" };
+const RELEASE_OP: Record<string, string> = {
+  create: "install",
+  update: "upgrade",
+  delete: "uninstall",
+  replace: "reinstall",
+  import: "import",
+};
+
+function describeInput(i: InputChange): string {
+  const tag = i.kind === "update" ? "" : ` (${i.kind === "replace" ? "forces a replacement" : i.kind})`;
+  if (i.from !== undefined && i.to !== undefined) return `${i.path}: ${i.from} → ${i.to}${tag}`;
+  if (i.to !== undefined) return `${i.path}: ${i.to}${tag}`;
+  if (i.from !== undefined) return `${i.path}: was ${i.from}${tag}`;
+  return `${i.path}${tag}`;
+}
+
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/**
+ * The lines of the preview summary for the stacks given (in order): a line per stack (`no changes`, or the
+ * count of releases and other resources), under it one line per release (`~ release api (upgrade):
+ * values.api.replicaCount: 1 → 2; version: "1.0.0" → "1.1.0"`) and per other resource, then a total line.
+ * `failed` names stacks whose preview failed (shown as such, not counted).
+ */
+export function formatPreview(changes: readonly StackChanges[], failed: readonly string[] = []): string[] {
+  const lines: string[] = [];
+  let changedStacks = 0;
+  let releases = 0;
+  let others = 0;
+  for (const c of changes) {
+    const n = c.releases.length + c.others.length;
+    if (n === 0) {
+      lines.push(`${c.stack}: no changes`);
+      continue;
+    }
+    changedStacks++;
+    releases += c.releases.length;
+    others += c.others.length;
+    lines.push(
+      `${c.stack}: ${plural(c.releases.length, "release")} and ${plural(c.others.length, "other resource")} would change`,
+    );
+    for (const r of c.releases) {
+      const why = r.inputs.map(describeInput).join("; ");
+      lines.push(
+        `  ${SYMBOL[r.op] ?? r.op} release ${r.name} (${RELEASE_OP[r.op] ?? r.op})${why ? `: ${why}` : ""}`,
+      );
+    }
+    for (const r of c.others) {
+      const why = r.inputs.map(describeInput).join("; ");
+      lines.push(`  ${SYMBOL[r.op] ?? r.op} ${r.type} ${r.name} (${r.op})${why ? `: ${why}` : ""}`);
+    }
+  }
+  for (const f of failed) lines.push(`${f}: preview FAILED (see above)`);
+  const total = changes.length + failed.length;
+  lines.push(
+    changedStacks === 0
+      ? `no changes in ${plural(changes.length, "stack")}${failed.length ? `; ${plural(failed.length, "stack")} failed` : ""}`
+      : `${changedStacks} of ${plural(total, "stack")} would change: ${plural(releases, "release")}, ${plural(others, "other resource")}` +
+          (failed.length ? `; ${plural(failed.length, "stack")} failed` : ""),
+  );
+  return lines;
+}
+
+/** Options of `nvcf preview`. */
+export interface PreviewOptions {
+  stack?: string[];
+  expectNoChanges?: boolean;
+  policyPack?: string[];
+  parallel: number;
+  json?: boolean;
+}
+
+/**
+ * Runs the verb: previews the selected stacks (all of the environment by default), prints each failure's
+ * lines to stderr and the summary to stdout (`--json`: the StackChanges array). Exit: EXIT.config when a
+ * stack's program refused its config, EXIT.deployment when a preview failed otherwise, EXIT.drift with
+ * `expectNoChanges` when anything would change, else EXIT.ok. A stack never initialised in the backend is
+ * initialised (stack metadata only; no resource is touched).
+ */
+export async function preview(env: Environment, opts: PreviewOptions): Promise<ExitCode> {
+  const { mapBounded, openStack, policyPacks, resourceCounts, runOperation } = await import("../automation");
+  const { reportFailures, selectStacks } = await import("./select");
+  const { control, compute } = selectStacks(env, opts.stack);
+  const packs = policyPacks(opts.policyPack);
+  const one = async (s: (typeof compute)[number]) => {
+    const stack = await openStack(env, s, { create: true });
+    if (!stack) throw new CliError(EXIT.internal, `stack ${s.stack} could not be opened`);
+    return runOperation("preview", stack, { policyPacks: packs });
+  };
+  // A compute plane is previewed against the control plane's outputs: with none yet there is nothing to
+  // compare, so it is named as not previewed (nvcf up deploys the control plane first).
+  const controlDeployed = ((await resourceCounts(env)).get(env.control.stack) ?? 0) > 0;
+  const results = [
+    ...(control ? [await one(control)] : []),
+    ...(controlDeployed ? await mapBounded(compute, opts.parallel, one) : []),
+  ];
+  const notPreviewed = controlDeployed ? [] : compute.map((s) => s.stack);
+  const code = reportFailures(results);
+  const changes = results.filter((r) => r.ok).map((r) => stackChanges(r.stack, r.events));
+  const failed = results.filter((r) => !r.ok).map((r) => r.stack);
+  if (opts.json)
+    process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
+  else {
+    for (const l of formatPreview(changes, failed)) process.stdout.write(`${l}\n`);
+    for (const n of notPreviewed) {
+      process.stdout.write(
+        `${n}: not previewed: control-plane stack ${env.control.stack} is not deployed yet (nvcf up deploys it first)\n`,
+      );
+    }
+  }
+  if (code !== EXIT.ok) return code;
+  const drift = notPreviewed.length > 0 || changes.some((c) => c.releases.length + c.others.length > 0);
+  return opts.expectNoChanges && drift ? EXIT.drift : EXIT.ok;
+}

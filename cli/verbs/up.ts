@@ -1,0 +1,124 @@
+/**
+ * `nvcf up --env <env>`: brings an environment up in the only safe order, touching nothing until every
+ * check before it passed:
+ * 1. every selected stack's config is validated as the program does (EXIT.config, nothing touched);
+ * 2. preflight (cli/preflight `runPreflight`; EXIT.preflight, nothing touched);
+ * 3. `pulumi up` of the control plane, then of the compute planes in parallel (at most `--parallel` at once),
+ *    with live progress per stack and per release (EXIT.config / EXIT.deployment on failure);
+ * 4. verification (cli/health `checkHealth`; EXIT.health when anything is unhealthy).
+ */
+import type { Stack } from "@pulumi/pulumi/automation";
+import { Progress } from "../progress";
+import { CliError, printFindings } from "../report";
+import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
+import { confirm, reportFailures, requireYesOrTerminal, selectStacks } from "./select";
+
+/** Options of `nvcf up`. */
+export interface UpOptions {
+  stack?: string[];
+  yes?: boolean;
+  plain?: boolean;
+  /** How many compute-plane stacks run at once (default 4). */
+  parallel: number;
+  policyPack?: string[];
+  kubeconfig?: string;
+}
+
+/** Progress drawn in place only on a terminal and without `--plain`. */
+export function progressFor(verb: "up" | "destroy", stacks: string[], plain?: boolean): Progress {
+  const tty = !plain && !!process.stdout.isTTY;
+  return new Progress(verb, stacks, { tty, write: (t) => process.stdout.write(t) });
+}
+
+const out = (l: string) => process.stdout.write(`${l}\n`);
+
+/** Runs the verb (see the module comment). Returns the exit code. */
+export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
+  const a = await import("../automation");
+  const { control, compute } = selectStacks(env, opts.stack);
+  const selected = [...(control ? [control] : []), ...compute];
+  requireYesOrTerminal(opts.yes, "up");
+  if (!control && compute.length) {
+    // Compute planes read the control plane's outputs: refuse before touching anything when it has none.
+    const counts = await a.resourceCounts(env);
+    if ((counts.get(env.control.stack) ?? 0) === 0) {
+      throw new CliError(
+        EXIT.deployment,
+        `refusing to deploy ${compute.map((s) => s.stack).join(", ")} before control-plane stack ${env.control.stack}: ` +
+          `it is not deployed. Nothing was changed. Fix: nvcf up --env ${env.name} (the control plane first)`,
+      );
+    }
+  }
+  await confirm(
+    `Deploy ${selected.map((s) => s.stack).join(", ")} (environment ${env.name})?`,
+    opts.yes,
+    "up",
+  );
+
+  // 1. Config, as the program validates it, for every stack before anything is touched.
+  const stacks = new Map<string, Stack>();
+  const problems: string[] = [];
+  for (const s of selected) {
+    const stack = await a.openStack(env, s, { create: true });
+    if (!stack) throw new CliError(EXIT.internal, `stack ${s.stack} could not be opened`);
+    stacks.set(s.stack, stack);
+    try {
+      await a.validateStackConfig(stack);
+    } catch (e) {
+      if (!(e instanceof CliError) || e.code !== EXIT.config) throw e;
+      problems.push(...e.lines);
+    }
+  }
+  if (problems.length) throw new CliError(EXIT.config, problems[0], problems);
+
+  // 2. Preflight.
+  const { runPreflight } = await import("../preflight");
+  const secrets = a.secretsOf(env);
+  const findings = await a.asConfigError(() => runPreflight(env, { kubeconfig: opts.kubeconfig, secrets }));
+  const pre = printFindings("preflight", findings, { failCode: EXIT.preflight }, out);
+  if (pre !== EXIT.ok) {
+    process.stderr.write("preflight failed: nothing was changed\n");
+    return pre;
+  }
+
+  // 3. The control plane, then the compute planes.
+  const packs = a.policyPacks(opts.policyPack);
+  const progress = progressFor(
+    "up",
+    selected.map((s) => s.stack),
+    opts.plain,
+  );
+  const one = async (s: StackFile) => {
+    progress.start(s.stack);
+    const r = await a.runOperation("up", stacks.get(s.stack) as Stack, {
+      policyPacks: packs,
+      onEvent: (e) => progress.event(s.stack, e),
+    });
+    progress.finish(s.stack, r.ok, r.changes);
+    return r;
+  };
+  try {
+    if (control) {
+      const r = await one(control);
+      if (!r.ok) {
+        for (const s of compute) progress.skip(s.stack, `control plane ${control.stack} failed`);
+        progress.close();
+        return reportFailures([r]);
+      }
+    }
+    const results = await a.mapBounded(compute, opts.parallel, one);
+    progress.close();
+    const code = reportFailures(results);
+    if (code !== EXIT.ok) return code;
+  } finally {
+    progress.close();
+  }
+
+  // 4. Verification.
+  const { checkHealth } = await import("../health");
+  const registrations = await a.registrationsOf(env);
+  const health = await a.asConfigError(() =>
+    checkHealth(env, { kubeconfig: opts.kubeconfig, secrets, registrations }),
+  );
+  return printFindings("verification", health, { failCode: EXIT.health }, out);
+}

@@ -1,0 +1,219 @@
+/**
+ * Start-up cost of the stack program under `pulumi preview`/`up` (docs/performance.md): a transpile cache for the
+ * project's own `.ts` modules and a stack-trace formatter that maps only the project's frames.
+ *
+ * Pulumi's run script registers ts-node (transpile-only, tsconfig.pulumi.json), which transpiles every project
+ * module afresh at every run and installs source-map-support, which rewrites every frame of every stack trace the
+ * SDK takes (the SDK takes one per resource and per tracked promise). `installFastLoader` replaces both for this
+ * process, without changing what runs:
+ * - `.ts` modules of the project are transpiled with the same TypeScript and the same compiler options, once per
+ *   content, into `node_modules/.cache/nvcf-pulumi/ts/` (key: SHA-256 of TypeScript version, options, path and
+ *   source; written atomically, so parallel stacks share it);
+ * - stack traces keep TypeScript positions: frames in those modules are mapped through their inline source maps
+ *   (decoded on first use), every other frame is printed as V8 prints it.
+ *
+ * Active only inside Pulumi's Node.js run script (`PULUMI_NODEJS_TYPESCRIPT=true`, set by the language host) and
+ * unless `NVCF_FAST_LOADER=0`; under Jest or plain ts-node nothing changes. `NVCF_FAST_LOADER_CACHE` names another
+ * cache directory. The emit options restate tsconfig.json's (ES2022, CommonJS, esModuleInterop); change both
+ * together. Errors in the cache directory (read
+ * only, full disk) fall back to transpiling in memory.
+ */
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** Minimal view of the TypeScript module this loader uses (the one ts-node loaded). */
+interface TypeScriptApi {
+  version: string;
+  ScriptTarget: { ES2022: number };
+  ModuleKind: { CommonJS: number };
+  transpileModule(
+    input: string,
+    opts: { compilerOptions: Record<string, unknown>; fileName: string },
+  ): { outputText: string; sourceMapText?: string };
+}
+
+/** One decoded source-map line: `[generatedColumn, originalLine, originalColumn]` segments, by column. */
+type MapLine = [number, number, number][];
+
+const PROJECT_DIR = path.resolve(__dirname, "..");
+const maps = new Map<string, { encoded: string; lines?: MapLine[] }>();
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
+
+/**
+ * Decodes the `mappings` of a source map (Source Map Revision 3, Base64 VLQ) into per-line segments of
+ * generated column, original line and original column (all 0-based). Segments without a source are skipped.
+ * Input: the `mappings` string. Output: one array per generated line. Throws nothing (bad digits read as 0).
+ */
+export function decodeMappings(mappings: string): MapLine[] {
+  const out: MapLine[] = [];
+  let srcLine = 0;
+  let srcCol = 0;
+  for (const line of mappings.split(";")) {
+    const segs: MapLine = [];
+    let genCol = 0;
+    for (const seg of line.split(",")) {
+      if (seg === "") continue;
+      const f: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const ch of seg) {
+        const digit = B64_INDEX.get(ch) ?? 0;
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          f.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      genCol += f[0] ?? 0;
+      if (f.length >= 4) {
+        srcLine += f[2];
+        srcCol += f[3];
+        segs.push([genCol, srcLine, srcCol]);
+      }
+    }
+    out.push(segs);
+  }
+  return out;
+}
+
+/** Maps a 1-based generated line/column to the 1-based original position, or undefined when unmapped. */
+function originalPosition(
+  file: string,
+  line: number,
+  column: number,
+): { line: number; column: number } | undefined {
+  const m = maps.get(file);
+  if (!m) return undefined;
+  m.lines ??= decodeMappings(m.encoded);
+  const segs = m.lines[line - 1];
+  if (!segs || segs.length === 0) return undefined;
+  let best = segs[0];
+  for (const s of segs) {
+    if (s[0] <= column - 1) best = s;
+    else break;
+  }
+  return { line: best[1] + 1, column: best[2] + 1 };
+}
+
+/** `Error.prepareStackTrace`: V8's format, with the project's transpiled frames at their TypeScript positions. */
+function prepareStackTrace(error: Error, frames: NodeJS.CallSite[]): string {
+  let header: string;
+  try {
+    header = String(error);
+  } catch {
+    header = "Error";
+  }
+  let text = header;
+  for (const f of frames) {
+    let s = String(f);
+    const file = f.getFileName();
+    if (file !== undefined && file !== null && maps.has(file)) {
+      const line = f.getLineNumber();
+      const col = f.getColumnNumber();
+      const pos = line && col ? originalPosition(file, line, col) : undefined;
+      if (pos) s = s.replace(`${file}:${line}:${col}`, `${file}:${pos.line}:${pos.column}`);
+    }
+    text += `\n    at ${s}`;
+  }
+  return text;
+}
+
+/** Where transpiled modules are kept: `NVCF_FAST_LOADER_CACHE`, else `node_modules/.cache/nvcf-pulumi/ts`. */
+let cacheRoot = path.join(PROJECT_DIR, "node_modules", ".cache", "nvcf-pulumi", "ts");
+const cacheDir = (): string => cacheRoot;
+
+/** Transpiles one module (or reads it from the cache) and records its source map. Output: JavaScript text. */
+function transpile(
+  ts: TypeScriptApi,
+  options: Record<string, unknown>,
+  filename: string,
+  source: string,
+): string {
+  const key = crypto
+    .createHash("sha256")
+    .update(`${ts.version}\0${JSON.stringify(options)}\0${filename}\0${source}`)
+    .digest("hex");
+  const cached = path.join(cacheDir(), `${key}.js`);
+  let js: string | undefined;
+  try {
+    js = fs.readFileSync(cached, "utf8");
+  } catch {
+    js = undefined;
+  }
+  if (js === undefined) {
+    js = ts.transpileModule(source, { compilerOptions: options, fileName: filename }).outputText;
+    try {
+      fs.mkdirSync(cacheDir(), { recursive: true });
+      const tmp = `${cached}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, js);
+      fs.renameSync(tmp, cached);
+    } catch {
+      // An unwritable cache only costs the transpile next time.
+    }
+  }
+  const marker = "//# sourceMappingURL=data:application/json;base64,";
+  const at = js.lastIndexOf(marker);
+  if (at >= 0) {
+    try {
+      const map = JSON.parse(Buffer.from(js.slice(at + marker.length).trim(), "base64").toString("utf8")) as {
+        mappings: string;
+      };
+      maps.set(filename, { encoded: map.mappings });
+    } catch {
+      // A map that does not parse leaves the frames unmapped.
+    }
+  }
+  return js;
+}
+
+/**
+ * Installs the cached `.ts` loader and the stack-trace formatter for this process (see the module comment).
+ * Input: the environment (for the switches). Output: true when installed. Throws nothing: without TypeScript
+ * or outside Pulumi's run script it leaves the process as it is.
+ */
+export function installFastLoader(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env["PULUMI_NODEJS_TYPESCRIPT"] !== "true" || env["NVCF_FAST_LOADER"] === "0") return false;
+  if (env["NVCF_FAST_LOADER_CACHE"]) cacheRoot = env["NVCF_FAST_LOADER_CACHE"];
+  // The CommonJS extension hook ts-node itself uses.
+  const exts = require.extensions;
+  if (!exts[".ts"]) return false;
+  let ts: TypeScriptApi;
+  try {
+    // The TypeScript ts-node already loaded (same resolution, so the same module instance).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ts = require(require.resolve("typescript", { paths: [PROJECT_DIR] })) as TypeScriptApi;
+  } catch {
+    return false;
+  }
+  // tsconfig.pulumi.json's emit settings, with inline source maps for the formatter.
+  const options: Record<string, unknown> = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    esModuleInterop: true,
+    resolveJsonModule: true,
+    inlineSourceMap: true,
+    sourceMap: false,
+  };
+  const projectPrefix = PROJECT_DIR + path.sep;
+  const nodeModules = path.join(PROJECT_DIR, "node_modules") + path.sep;
+  const previous = exts[".ts"];
+  exts[".ts"] = (m: NodeJS.Module, filename: string) => {
+    if (
+      !filename.startsWith(projectPrefix) ||
+      filename.startsWith(nodeModules) ||
+      filename.endsWith(".d.ts")
+    ) {
+      previous(m, filename);
+      return;
+    }
+    const js = transpile(ts, options, filename, fs.readFileSync(filename, "utf8"));
+    (m as unknown as { _compile(code: string, file: string): void })._compile(js, filename);
+  };
+  Error.prepareStackTrace = prepareStackTrace;
+  return true;
+}

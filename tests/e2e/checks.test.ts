@@ -1,0 +1,720 @@
+/**
+ * End to end: the preflight (cli/preflight) and health (cli/health) checks against the local kwok clusters
+ * (scripts/cluster.sh up). Every preflight check passes on the fresh clusters; each condition is then broken
+ * on the cluster (or in the stack config) one at a time, the right finding is asserted, and the condition is
+ * restored. After a real `pulumi up` of dev and dev-gpu-a (pulumi CLI, private state, a copy of the project)
+ * every health check passes; each health condition is broken and restored the same way. The NVCFBackend and
+ * the agent pod are created here as the real NVCA operator creates them (the stand-in operator runs nothing).
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as yaml from "js-yaml";
+import { checkHealth } from "../../cli/health";
+import { decodeRelease, encodeRelease } from "../../cli/health/helm";
+import { runPreflight } from "../../cli/preflight";
+import type { Environment, Finding, StackFile } from "../../cli/types";
+import { copyProject } from "./project";
+
+const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
+const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-checks-"));
+const state = path.join(work, ".state");
+const ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  PULUMI_BACKEND_URL: `file://${state}`,
+  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
+  KUBECONFIG,
+  NVCF_CLI_ICMS_DIR: path.join(work, ".icms"),
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+process.env["KUBECONFIG"] = KUBECONFIG;
+
+function run(
+  cmd: string,
+  args: string[],
+  opts: { input?: string; allowFail?: boolean } = {},
+): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, {
+    cwd: work,
+    env: ENV,
+    encoding: "utf8",
+    input: opts.input,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (!opts.allowFail && r.status !== 0)
+    throw new Error(
+      `${cmd} ${args.join(" ")} exited ${r.status}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`,
+    );
+  return r;
+}
+const kubectl = (ctx: string, ...args: string[]) =>
+  run("kubectl", ["--context", `kwok-nvcf-${ctx}`, ...args]).stdout;
+const apply = (ctx: string, obj: object) =>
+  run("kubectl", ["--context", `kwok-nvcf-${ctx}`, "apply", "-f", "-"], { input: JSON.stringify(obj) });
+const pulumi = (stack: string, ...args: string[]) =>
+  run("pulumi", [...args, "-s", stack, "--non-interactive"]);
+
+/** A stack file of the working copy, as cli/types.ts `StackFile` (nvcf: keys without the prefix). */
+function stackFile(stack: string): StackFile {
+  const file = path.join(work, `Pulumi.${stack}.yaml`);
+  const doc = yaml.load(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
+  const config: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc.config)) if (k.startsWith("nvcf:")) config[k.slice(5)] = v;
+  return { stack, file, plane: config["plane"] === "compute" ? "compute" : "control", config };
+}
+/** The dev environment of the working copy; `compute` limits its GPU stacks. */
+function devEnv(compute = ["dev-gpu-a", "dev-gpu-b"]): Environment {
+  return { name: "dev", projectDir: work, control: stackFile("dev"), compute: compute.map(stackFile) };
+}
+
+const failing = (fs: readonly Finding[]) => fs.filter((f) => !f.ok);
+const show = (fs: readonly Finding[]) =>
+  fs.map((f) => `${f.severity} ${f.check} ${f.stack} ${f.object}: ${f.found}`).join("\n");
+/** The failing findings, asserted to be exactly the expected (check, object) pairs. */
+function expectFailures(findings: readonly Finding[], want: [string, string][]): Finding[] {
+  const bad = failing(findings);
+  expect(bad.map((f) => [f.check, f.object]).sort()).toEqual([...want].sort());
+  return bad;
+}
+
+beforeAll(() => {
+  copyProject(work);
+  fs.mkdirSync(state, { recursive: true });
+  fs.mkdirSync(ENV["NVCF_CLI_ICMS_DIR"] as string, { recursive: true });
+  if (!process.env["NVCF_HELM"]) process.env["NVCF_HELM"] = run("bash", ["scripts/helm.sh"]).stdout.trim();
+});
+
+afterAll(() => {
+  // Best effort: no stack left behind. The stand-in agent pod must go first (the drain waits for nvca-system to empty).
+  run(
+    "kubectl",
+    ["--context", "kwok-nvcf-gpu-a", "delete", "pod", "-n", "nvca-system", "--all", "--wait=false"],
+    { allowFail: true },
+  );
+  for (const s of ["dev-gpu-a", "dev"])
+    run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", s, "--non-interactive"], { allowFail: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe("preflight on the fresh local clusters", () => {
+  test("every check passes, on every cluster and every chart", async () => {
+    const f = await runPreflight(devEnv());
+    expect(show(failing(f))).toBe("");
+    const checks = new Set(f.map((x) => x.check));
+    for (const c of [
+      "cluster.reachable",
+      "kubernetes.version",
+      "gateway.crds",
+      "gateway.programmed",
+      "gateway.listeners",
+      "storage.class",
+      "nodes.cassandra",
+      "nodes.openbao-injector",
+      "certmanager.external",
+      "openbao.issuer",
+      "gpu.operator",
+      "csi.smb",
+      "kai.scheduler",
+      "nodes.inotify",
+      "gpu.identity",
+      "charts.pull",
+    ])
+      expect([c, checks.has(c)]).toEqual([c, true]);
+  });
+
+  test("a GPU node without the GPU operator's labels", async () => {
+    kubectl("gpu-a", "label", "node", "nvcf-gpu-a-gpu-0", "nvidia.com/gpu.present-");
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv(["dev-gpu-a"])), [
+        ["gpu.operator", "node nvcf-gpu-a-gpu-0"],
+      ]);
+      expect(f.found).toBe("advertises 8 nvidia.com/gpu but has no nvidia.com/gpu.present=true label");
+    } finally {
+      kubectl("gpu-a", "label", "node", "nvcf-gpu-a-gpu-0", "nvidia.com/gpu.present=true");
+    }
+  });
+
+  test("the Gateway without the nats listener", async () => {
+    const listeners = JSON.parse(
+      kubectl(
+        "dev",
+        "get",
+        "gateway",
+        "nvcf-gateway",
+        "-n",
+        "envoy-gateway",
+        "-o",
+        "jsonpath={.spec.listeners}",
+      ),
+    ) as { name: string }[];
+    const i = listeners.findIndex((l) => l.name === "nats");
+    kubectl(
+      "dev",
+      "patch",
+      "gateway",
+      "nvcf-gateway",
+      "-n",
+      "envoy-gateway",
+      "--type=json",
+      "-p",
+      JSON.stringify([{ op: "remove", path: `/spec/listeners/${i}` }]),
+    );
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [
+        ["gateway.listeners", "Gateway envoy-gateway/nvcf-gateway"],
+      ]);
+      expect(f.found).toBe('has no listener "nats" (TCP 4222); it has: http, tcp, worker-tcp');
+      expect(f.fix).toBe(
+        "add the listener to the Gateway's spec.listeners (name nats, protocol TCP, port 4222)",
+      );
+    } finally {
+      kubectl(
+        "dev",
+        "patch",
+        "gateway",
+        "nvcf-gateway",
+        "-n",
+        "envoy-gateway",
+        "--type=json",
+        "-p",
+        JSON.stringify([{ op: "add", path: `/spec/listeners/${i}`, value: listeners[i] }]),
+      );
+    }
+  });
+
+  test("no default StorageClass", async () => {
+    kubectl(
+      "dev",
+      "annotate",
+      "storageclass",
+      "standard",
+      "storageclass.kubernetes.io/is-default-class=false",
+      "--overwrite",
+    );
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [["storage.class", "default StorageClass"]]);
+      expect(f.found).toBe("no default StorageClass among standard");
+    } finally {
+      kubectl(
+        "dev",
+        "annotate",
+        "storageclass",
+        "standard",
+        "storageclass.kubernetes.io/is-default-class=true",
+        "--overwrite",
+      );
+    }
+  });
+
+  test("the TCPRoute CRD missing", async () => {
+    const crd = JSON.parse(kubectl("dev", "get", "crd", "tcproutes.gateway.networking.k8s.io", "-o", "json"));
+    kubectl("dev", "delete", "crd", "tcproutes.gateway.networking.k8s.io", "--wait=true", "--timeout=60s");
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [["gateway.crds", "Gateway API CRDs"]]);
+      expect(f.found).toBe("missing CRD(s): tcproutes.gateway.networking.k8s.io");
+    } finally {
+      delete crd.status;
+      crd.metadata = {
+        name: crd.metadata.name,
+        labels: crd.metadata.labels,
+        annotations: crd.metadata.annotations,
+      };
+      apply("dev", crd);
+      kubectl(
+        "dev",
+        "wait",
+        "--for=condition=Established",
+        "crd/tcproutes.gateway.networking.k8s.io",
+        "--timeout=60s",
+      );
+    }
+  });
+
+  test("too few schedulable nodes for Cassandra's replicas (two nodes cordoned)", async () => {
+    kubectl("dev", "cordon", "nvcf-dev-cpu-0", "nvcf-dev-cpu-1");
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [
+        ["nodes.cassandra", "StatefulSet cassandra-system/cassandra"],
+      ]);
+      expect(f.found).toBe("2 schedulable node(s) (Ready, not cordoned, taints tolerated) for 3 replica(s)");
+    } finally {
+      kubectl("dev", "uncordon", "nvcf-dev-cpu-0", "nvcf-dev-cpu-1");
+    }
+  });
+
+  test("a cert-manager installed outside the stack while nvcf:certManager.managed is true", async () => {
+    apply("dev", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: {
+        name: "cert-manager",
+        namespace: "default",
+        labels: { "app.kubernetes.io/name": "cert-manager" },
+      },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: "cm" } },
+        template: {
+          metadata: { labels: { app: "cm" } },
+          spec: { containers: [{ name: "c", image: "quay.io/jetstack/cert-manager-controller:v1.20.2" }] },
+        },
+      },
+    });
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [["certmanager.external", "cert-manager"]]);
+      expect(f.found).toBe(
+        "an existing cert-manager (Deployment default/cert-manager, not installed by Helm) that this stack did not install",
+      );
+    } finally {
+      kubectl("dev", "delete", "deployment", "cert-manager", "-n", "default");
+    }
+  });
+
+  test("the registration's context names another cluster than the compute stack's", async () => {
+    const env = devEnv(["dev-gpu-a"]);
+    const list = env.control.config["gpuClusters"] as { name: string; context: string }[];
+    list[0].context = "kwok-nvcf-gpu-b";
+    const [f] = expectFailures(await runPreflight(env), [["gpu.identity", "GPU cluster gpu-a"]]);
+    expect(f.found).toBe(
+      "the control plane registers it through dev's context kwok-nvcf-gpu-b, which reaches another cluster than this stack's context kwok-nvcf-gpu-a",
+    );
+  });
+
+  test("a missing chart directory, and an OCI registry that does not answer", async () => {
+    fs.renameSync(path.join(work, "tests/charts/helm-nvcf-api"), path.join(work, "tests/charts/moved-api"));
+    try {
+      const [f] = expectFailures(await runPreflight(devEnv([])), [
+        ["charts.pull", "chart helm-nvcf-api 1.25.1"],
+      ]);
+      expect(f.found).toBe(
+        "no chart directory ./tests/charts/helm-nvcf-api (no Chart.yaml there; charts.path)",
+      );
+    } finally {
+      fs.renameSync(path.join(work, "tests/charts/moved-api"), path.join(work, "tests/charts/helm-nvcf-api"));
+    }
+    const env = devEnv(["dev-gpu-b"]);
+    const charts = env.compute[0].config["charts"] as Record<string, unknown>;
+    charts["mirrors"] = { kaiScheduler: { location: "oci://127.0.0.1:9/nvcf" } };
+    const [g] = expectFailures(await runPreflight(env), [["charts.pull", "chart kai-scheduler v0.16.7"]]);
+    expect(g.found).toMatch(
+      /^pulling oci:\/\/127\.0\.0\.1:9\/nvcf\/kai-scheduler from 127\.0\.0\.1:9 failed: /,
+    );
+    expect(g.fix).toMatch(
+      /^likely cause: the registry is unreachable from this machine .*; fix nvcf:charts\.mirrors\.kaiScheduler/,
+    );
+  });
+
+  test("config-driven conditions: shared storage without the SMB driver, node selectors without labels", async () => {
+    const env = devEnv(["dev-gpu-a"]);
+    env.compute[0].config["nvcaOperator"] = { featureGates: ["HelmSharedStorage"] };
+    (env.control.config["placement"] as unknown) = { nodeSelectors: { enabled: true } };
+    const bad = expectFailures(await runPreflight(env), [
+      ["csi.smb", "CSIDriver smb.csi.k8s.io"],
+      ["nodes.labels", "node selector vault"],
+      ["nodes.labels", "node selector cassandra"],
+      ["nodes.labels", "node selector controlplane"],
+      ["nodes.cassandra", "StatefulSet cassandra-system/cassandra"],
+      ["nodes.openbao-injector", "Deployment vault-system/openbao-server-agent-injector"],
+    ]);
+    expect(bad.find((b) => b.check === "csi.smb")?.fix).toMatch(/^helm install csi-driver-smb/);
+    expect(bad.find((b) => b.object === "node selector vault")?.found).toBe(
+      "no node is labelled nvcf.nvidia.com/workload=vault",
+    );
+    // With the SMB driver installed, that finding goes.
+    apply("gpu-a", {
+      apiVersion: "storage.k8s.io/v1",
+      kind: "CSIDriver",
+      metadata: { name: "smb.csi.k8s.io" },
+      spec: { attachRequired: false, podInfoOnMount: true },
+    });
+    try {
+      const only = devEnv(["dev-gpu-a"]);
+      only.compute[0].config["nvcaOperator"] = { featureGates: ["HelmSharedStorage"] };
+      expect(show(failing(await runPreflight(only)))).toBe("");
+    } finally {
+      kubectl("gpu-a", "delete", "csidriver", "smb.csi.k8s.io");
+    }
+  });
+
+  test("a KAI running outside the stack clashes; CRDs left by an earlier install do not", async () => {
+    // Helm keeps a chart's crds/ on uninstall: CRDs alone are what an earlier, uninstalled KAI leaves.
+    apply("gpu-b", {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "queues.scheduling.run.ai" },
+      spec: {
+        group: "scheduling.run.ai",
+        scope: "Cluster",
+        names: { kind: "Queue", plural: "queues", singular: "queue", listKind: "QueueList" },
+        versions: [
+          {
+            name: "v2",
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+          },
+        ],
+      },
+    });
+    try {
+      expect(show(failing(await runPreflight(devEnv(["dev-gpu-b"]))))).toBe("");
+      apply("gpu-b", {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "kai-operator", namespace: "default" },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: "kai-operator" } },
+          template: {
+            metadata: { labels: { app: "kai-operator" } },
+            spec: { containers: [{ name: "operator", image: "registry.nvcf.test/kai/operator:v0" }] },
+          },
+        },
+      });
+      const [f] = expectFailures(await runPreflight(devEnv(["dev-gpu-b"])), [
+        ["kai.scheduler", "KAI scheduler"],
+      ]);
+      expect(f.found).toBe(
+        "KAI is already running outside this stack (Deployment default/kai-operator, no Helm release kai-scheduler/kai-scheduler)",
+      );
+    } finally {
+      kubectl(
+        "gpu-b",
+        "delete",
+        "deployment",
+        "kai-operator",
+        "-n",
+        "default",
+        "--ignore-not-found",
+        "--wait=true",
+      );
+      kubectl("gpu-b", "delete", "crd", "queues.scheduling.run.ai", "--wait=true");
+    }
+  });
+});
+
+describe("health after pulumi up of dev and dev-gpu-a", () => {
+  const env = () => devEnv(["dev-gpu-a"]);
+  const nvca = (...args: string[]) => kubectl("gpu-a", ...args);
+
+  beforeAll(() => {
+    for (const s of ["dev", "dev-gpu-a"]) run("pulumi", ["stack", "init", s, "--non-interactive"]);
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    pulumi("dev-gpu-a", "up", "--yes", "--skip-preview");
+    // What the real operator does once it runs: create the NVCFBackend named after the cluster, report it
+    // healthy, and start the agent pod in nvca-system.
+    apply("gpu-a", {
+      apiVersion: "nvcf.nvidia.io/v1alpha1",
+      kind: "NVCFBackend",
+      metadata: { name: "gpu-a", namespace: "nvca-operator" },
+      spec: {},
+    });
+    nvca(
+      "patch",
+      "nvcfbackend",
+      "gpu-a",
+      "-n",
+      "nvca-operator",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      '{"status":{"agentStatus":"healthy"}}',
+    );
+    apply("gpu-a", agentPod());
+    nvca("wait", "--for=condition=Ready", "pod/nvca-0", "-n", "nvca-system", "--timeout=60s");
+  }, 900_000);
+
+  function agentPod(pending = false) {
+    return {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "nvca-0", namespace: "nvca-system", labels: { "app.kubernetes.io/name": "nvca" } },
+      spec: {
+        containers: [{ name: "nvca", image: "nvcr.io/nvidia/nvcf-byoc/nvca:stand-in" }],
+        ...(pending ? { nodeSelector: { "nvcf.test/no-such-node": "true" } } : {}),
+      },
+    };
+  }
+
+  test("every health check passes", async () => {
+    const f = await checkHealth(env());
+    expect(show(failing(f))).toBe("");
+    const checks = new Set(f.map((x) => x.check));
+    for (const c of [
+      "health.release",
+      "health.workloads",
+      "health.hooks",
+      "health.routes",
+      "health.identity",
+      "health.nvcfbackend",
+      "health.agent",
+    ])
+      expect([c, checks.has(c)]).toEqual([c, true]);
+    for (const job of [
+      "vault-system/openbao-server-initialize-cluster",
+      "vault-system/openbao-server-migrations",
+      "cassandra-system/cassandra-migrations",
+      "nvcf/nvcf-api-account-bootstrap",
+    ])
+      expect(f.find((x) => x.object === `Job ${job}`)?.ok).toBe(true);
+  });
+
+  test("the account-bootstrap Job failed, then its Job gone with Helm's record of the hook not Succeeded", async () => {
+    kubectl(
+      "dev",
+      "delete",
+      "job",
+      "nvcf-api-account-bootstrap",
+      "-n",
+      "nvcf",
+      "--ignore-not-found",
+      "--wait=true",
+    );
+    apply("dev", {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "nvcf-api-account-bootstrap", namespace: "nvcf" },
+      spec: {
+        activeDeadlineSeconds: 1,
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: "Never",
+            nodeSelector: { "nvcf.test/no-such-node": "true" },
+            containers: [{ name: "bootstrap", image: "alpine/k8s:1.36.1" }],
+          },
+        },
+      },
+    });
+    kubectl(
+      "dev",
+      "wait",
+      "--for=condition=Failed",
+      "job/nvcf-api-account-bootstrap",
+      "-n",
+      "nvcf",
+      "--timeout=60s",
+    );
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [
+        ["health.hooks", "Job nvcf/nvcf-api-account-bootstrap"],
+      ]);
+      expect(f.found).toBe(
+        "the Job failed (DeadlineExceeded: Job was active longer than specified deadline)",
+      );
+      expect(f.needed).toBe(
+        'the account-bootstrap Job to succeed: without the account every API call returns 404 "Unknown client_id"',
+      );
+      expect(f.fix).toMatch(
+        /re-run the api release so the bootstrap hook fires: pulumi up -s dev --replace <URN of the Release nvcf-api>/,
+      );
+    } finally {
+      kubectl("dev", "delete", "job", "nvcf-api-account-bootstrap", "-n", "nvcf", "--wait=true");
+    }
+    // The Job gone (as after its TTL): Helm's record decides. Rewrite the record as Helm writes a failed hook.
+    const name = kubectl(
+      "dev",
+      "get",
+      "secrets",
+      "-n",
+      "nvcf",
+      "-l",
+      "owner=helm,name=api,status=deployed",
+      "-o",
+      "name",
+    ).trim();
+    const secret = JSON.parse(kubectl("dev", "get", name, "-n", "nvcf", "-o", "json"));
+    const original = secret.data.release as string;
+    const rel = decodeRelease(secret);
+    for (const h of rel.hooks ?? [])
+      if (/account-bootstrap/.test(h.name) && h.kind === "Job")
+        h.last_run = { ...h.last_run, phase: "Failed" };
+    kubectl(
+      "dev",
+      "patch",
+      name,
+      "-n",
+      "nvcf",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ data: { release: encodeRelease(rel) } }),
+    );
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [
+        ["health.hooks", "Job nvcf/nvcf-api-account-bootstrap"],
+      ]);
+      expect(f.found).toBe("Helm recorded the hook as Failed and the Job is gone");
+    } finally {
+      kubectl(
+        "dev",
+        "patch",
+        name,
+        "-n",
+        "nvcf",
+        "--type=merge",
+        "-p",
+        JSON.stringify({ data: { release: original } }),
+      );
+    }
+  });
+
+  test("the identity ConfigMap missing the cluster group ID", async () => {
+    const cm = JSON.parse(nvca("get", "cm", "nvcfbackend-self-managed", "-n", "nvca-operator", "-o", "json"));
+    const dto = cm.data["cluster-dto.yaml"] as string;
+    const broken = dto.replace(/^clusterGroupId:.*$/m, 'clusterGroupId: ""');
+    expect(broken).not.toBe(dto);
+    nvca(
+      "patch",
+      "cm",
+      "nvcfbackend-self-managed",
+      "-n",
+      "nvca-operator",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ data: { "cluster-dto.yaml": broken } }),
+    );
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [
+        ["health.identity", "ConfigMap nvca-operator/nvcfbackend-self-managed"],
+      ]);
+      expect(f.found).toBe("cluster-dto.yaml has no clusterGroupId");
+    } finally {
+      nvca(
+        "patch",
+        "cm",
+        "nvcfbackend-self-managed",
+        "-n",
+        "nvca-operator",
+        "--type=merge",
+        "-p",
+        JSON.stringify({ data: { "cluster-dto.yaml": dto } }),
+      );
+    }
+  });
+
+  test("the NVCFBackend unhealthy, and the agent pod not ready", async () => {
+    nvca(
+      "patch",
+      "nvcfbackend",
+      "gpu-a",
+      "-n",
+      "nvca-operator",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      '{"status":{"agentStatus":"unhealthy"}}',
+    );
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [
+        ["health.nvcfbackend", "NVCFBackend nvca-operator/gpu-a"],
+      ]);
+      expect(f.found).toBe("agentStatus is unhealthy");
+    } finally {
+      nvca(
+        "patch",
+        "nvcfbackend",
+        "gpu-a",
+        "-n",
+        "nvca-operator",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        '{"status":{"agentStatus":"healthy"}}',
+      );
+    }
+    nvca("delete", "pod", "nvca-0", "-n", "nvca-system", "--wait=true");
+    apply("gpu-a", agentPod(true));
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [["health.agent", "pod nvca-system/nvca-0"]]);
+      expect(f.found).toMatch(/^not Ready \(phase Pending/);
+    } finally {
+      nvca("delete", "pod", "nvca-0", "-n", "nvca-system", "--wait=true");
+      apply("gpu-a", agentPod());
+      nvca("wait", "--for=condition=Ready", "pod/nvca-0", "-n", "nvca-system", "--timeout=60s");
+    }
+  });
+
+  test("a route its Gateway did not accept (status as the controller writes it)", async () => {
+    const status = {
+      parents: [
+        {
+          parentRef: {
+            group: "gateway.networking.k8s.io",
+            kind: "Gateway",
+            name: "nvcf-gateway",
+            namespace: "envoy-gateway",
+            sectionName: "http",
+          },
+          controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+          conditions: [
+            {
+              type: "Accepted",
+              status: "False",
+              reason: "NotAllowedByListeners",
+              message: "no listener admits the route",
+              lastTransitionTime: "2026-12-01T00:00:00Z",
+              observedGeneration: 1,
+            },
+          ],
+        },
+      ],
+    };
+    kubectl(
+      "dev",
+      "patch",
+      "httproute",
+      "nvcf-api",
+      "-n",
+      "envoy-gateway",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ status }),
+    );
+    try {
+      const [f] = expectFailures(await checkHealth(env()), [
+        ["health.routes", "HTTPRoute envoy-gateway/nvcf-api"],
+      ]);
+      expect(f.found).toBe(
+        "Gateway envoy-gateway/nvcf-gateway:http did not accept it (NotAllowedByListeners: no listener admits the route)",
+      );
+    } finally {
+      kubectl(
+        "dev",
+        "patch",
+        "httproute",
+        "nvcf-api",
+        "-n",
+        "envoy-gateway",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        '{"status":{"parents":[]}}',
+      );
+    }
+  });
+
+  test("a release uninstalled outside Pulumi; the documented fix (pulumi up --refresh) restores it", async () => {
+    run(process.env["NVCF_HELM"] as string, [
+      "--kube-context",
+      "kwok-nvcf-dev",
+      "uninstall",
+      "reval",
+      "-n",
+      "nvcf",
+      "--wait",
+    ]);
+    const bad = expectFailures(await checkHealth(env()), [
+      ["health.release", "release nvcf/reval"],
+      ["health.routes", "HTTPRoute envoy-gateway/reval"],
+    ]);
+    expect(bad[0].found).toBe("not installed (no Helm release record)");
+    expect(bad[0].fix).toMatch(/^pulumi up -s dev --refresh/);
+    expect(bad[1].found).toBe("not attached: its backend Service nvcf/reval does not exist");
+    pulumi("dev", "up", "--yes", "--skip-preview", "--refresh");
+    expect(show(failing(await checkHealth(env())))).toBe("");
+  }, 600_000);
+});

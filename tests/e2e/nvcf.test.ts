@@ -1,0 +1,345 @@
+/**
+ * End to end, the `nvcf` command as a user runs it (`npx nvcf …` from the project directory: the package's
+ * bin, cli/nvcf.js, running cli/main.ts) against the local kwok clusters (scripts/cluster.sh up), with the
+ * stand-in charts and nvcf-cli, in a private copy of the project with a fresh local state backend.
+ *
+ * Order (one `nvcf up` serves every later assertion): a bad config is refused with the program's formatted
+ * lines and exit 3, by `up` before anything is touched and by `preview` through the engine → `nvcf up --env
+ * dev --yes --plain` from nothing brings up dev, dev-gpu-a and dev-gpu-b with progress lines, then verifies
+ * → a second preview changes nothing (exit 0) and a config change is drift (exit 7) → `status` is healthy
+ * (exit 0, also as JSON) → destroying the control plane alone is refused (exit 5) → `destroy` leaves no
+ * stack namespace on any cluster. No secret appears in anything the command printed.
+ */
+import { type SpawnSyncReturns, execFile, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { EXIT, type Finding } from "../../cli/types";
+import { copyProject } from "./project";
+
+const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
+const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-cli-"));
+const state = path.join(work, ".state");
+const icms = path.join(work, ".icms");
+/** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */
+const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
+const CONTEXTS = ["kwok-nvcf-dev", "kwok-nvcf-gpu-a", "kwok-nvcf-gpu-b"];
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PULUMI_BACKEND_URL: `file://${state}`,
+  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
+  KUBECONFIG,
+  NVCF_CLI_ICMS_DIR: icms,
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+delete env["NVCF_POLICY_PACKS"];
+/** Everything the command printed, searched for secrets at the end. */
+const transcript: string[] = [];
+
+function run(cmd: string, args: string[]): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, { cwd: work, env, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  return r;
+}
+
+/** `npx nvcf <args>` in the project copy; stdout and stderr are pipes (not a terminal), stdin is closed. */
+function nvcf(...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync("npx", ["nvcf", ...args], {
+    cwd: work,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  transcript.push(`$ nvcf ${args.join(" ")}\n${r.stdout}\n${r.stderr}`);
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** `npx nvcf <args>` like `nvcf`, but asynchronous, so the stand-in operator below can act while it runs. */
+function nvcfAsync(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["nvcf", ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      transcript.push(`$ nvcf ${args.join(" ")}\n${out}\n${err}`);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+const execFileAsync = promisify(execFile);
+/** kubectl on one of the GPU clusters; resolves to its stdout, or `undefined` when it failed. */
+async function kubectlAsync(cluster: string, ...args: string[]): Promise<string | undefined> {
+  try {
+    const r = await execFileAsync("kubectl", ["--context", `kwok-nvcf-${cluster}`, ...args], { env });
+    return r.stdout;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the real NVCA operator does on each GPU cluster, which the stand-in operator chart does not (it runs
+ * nothing), done here while a command runs, as tests/e2e/checks.test.ts does it by hand: once the operator's
+ * `nvcfbackend-self-managed` ConfigMap exists, create the NVCFBackend named after the cluster, report it
+ * healthy and start the agent pod in nvca-system; once the NVCFBackend is deleted (the stack's drain step),
+ * remove the agent pod. Polls every 2 s until `done()`.
+ */
+async function standInOperator(done: () => boolean): Promise<void> {
+  const started = new Set<string>();
+  while (!done()) {
+    for (const c of ["gpu-a", "gpu-b"]) {
+      const backend = await kubectlAsync(c, "get", "nvcfbackend", c, "-n", "nvca-operator", "-o", "name");
+      if (!started.has(c)) {
+        const cm = await kubectlAsync(
+          c,
+          "get",
+          "cm",
+          "nvcfbackend-self-managed",
+          "-n",
+          "nvca-operator",
+          "-o",
+          "name",
+        );
+        if (!cm) continue;
+        const file = path.join(work, `${c}-operator.json`);
+        fs.writeFileSync(
+          file,
+          JSON.stringify({ apiVersion: "v1", kind: "List", items: [nvcfBackend(c), AGENT_POD] }),
+        );
+        if ((await kubectlAsync(c, "apply", "-f", file)) === undefined) continue;
+        const status = '{"status":{"agentStatus":"healthy"}}';
+        const patch = ["--subresource=status", "--type=merge", "-p", status];
+        if ((await kubectlAsync(c, "patch", "nvcfbackend", c, "-n", "nvca-operator", ...patch)) === undefined)
+          continue;
+        started.add(c);
+      } else if (backend === undefined || backend.trim() === "") {
+        await kubectlAsync(c, "delete", "pod", "-n", "nvca-system", "--all", "--wait=false");
+      }
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+const nvcfBackend = (cluster: string) => ({
+  apiVersion: "nvcf.nvidia.io/v1alpha1",
+  kind: "NVCFBackend",
+  metadata: { name: cluster, namespace: "nvca-operator" },
+  spec: {},
+});
+const AGENT_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "nvca-0", namespace: "nvca-system", labels: { "app.kubernetes.io/name": "nvca" } },
+  spec: { containers: [{ name: "nvca", image: "nvcr.io/nvidia/nvcf-byoc/nvca:stand-in" }] },
+};
+
+/** Runs `nvcf <args>` with the stand-in operator acting on the GPU clusters meanwhile. */
+async function withOperator(...args: string[]) {
+  let finished = false;
+  const operator = standInOperator(() => finished);
+  try {
+    return await nvcfAsync(...args);
+  } finally {
+    finished = true;
+    await operator;
+  }
+}
+
+const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
+const namespaces = (context: string) =>
+  run("kubectl", ["--context", context, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}"])
+    .stdout.split(" ")
+    .filter(Boolean)
+    .sort();
+/** Resources of a stack in the backend (none for a stack never deployed). */
+function resources(stack: string): unknown[] {
+  const r = run("pulumi", ["stack", "export", "-s", stack, "--non-interactive"]);
+  if (r.status !== 0) return [];
+  return (JSON.parse(r.stdout) as { deployment: { resources?: unknown[] } }).deployment.resources ?? [];
+}
+
+/** The namespaces each cluster has before anything is deployed: what must be left after destroy. */
+const before = new Map<string, string[]>();
+
+beforeAll(() => {
+  copyProject(work);
+  fs.mkdirSync(state, { recursive: true });
+  fs.mkdirSync(icms, { recursive: true });
+  for (const c of CONTEXTS) before.set(c, namespaces(c));
+}, 120_000);
+
+afterAll(() => {
+  // The command lines and what they printed, for documentation (the README's transcripts of the nvcf command were taken from one).
+  const keep = process.env["NVCF_E2E_TRANSCRIPT"];
+  if (keep) fs.writeFileSync(keep, transcript.join("\n"));
+  // Best effort: leave nothing behind when a test failed half-way (agent pods, then compute planes first).
+  for (const c of ["gpu-a", "gpu-b"])
+    run("kubectl", [
+      "--context",
+      `kwok-nvcf-${c}`,
+      "delete",
+      "pod",
+      "-n",
+      "nvca-system",
+      "--all",
+      "--wait=false",
+    ]);
+  for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"])
+    run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", s, "--non-interactive"]);
+  fs.rmSync(work, { recursive: true, force: true });
+}, 900_000);
+
+describe("a bad config", () => {
+  const PROBLEMS = [
+    'stack "dev" has 1 config problem; nothing was changed:',
+    "  - nvcf:cassandra.replicas: expected a whole number of at least 1, found 0. Fix: pulumi config set --path nvcf:cassandra.replicas <a whole number of at least 1>",
+  ];
+
+  beforeAll(() => {
+    run("pulumi", ["stack", "init", "dev", "--non-interactive"]);
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:cassandra.replicas", "0"]);
+  }, 120_000);
+
+  test("up refuses it with the program's formatted lines, exit 3, before preflight or any stack is touched", () => {
+    const r = nvcf("up", "--env", "dev", "--yes", "--plain");
+    expect(r.code).toBe(EXIT.config);
+    expect(lines(r.err)).toEqual(PROBLEMS);
+    expect(r.out).toBe("");
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) expect(resources(s)).toEqual([]);
+  }, 120_000);
+
+  test("preview shows the same lines from the program run by the engine, no stack trace, exit 3", () => {
+    const r = nvcf("preview", "--env", "dev");
+    expect(r.code).toBe(EXIT.config);
+    expect(lines(r.err)).toEqual(PROBLEMS);
+    expect(r.err + r.out).not.toMatch(/unhandled exception|ConfigError|^\s+at .+:\d+:\d+\)?$/m);
+    expect(lines(r.out)).toEqual([
+      "dev: preview FAILED (see above)",
+      "no changes in 0 stacks; 1 stack failed",
+      "dev-gpu-a: not previewed: control-plane stack dev is not deployed yet (nvcf up deploys it first)",
+      "dev-gpu-b: not previewed: control-plane stack dev is not deployed yet (nvcf up deploys it first)",
+    ]);
+    run("pulumi", ["config", "rm", "-s", "dev", "--path", "nvcf:cassandra.replicas"]);
+  }, 300_000);
+});
+
+describe("up, preview, status, destroy", () => {
+  let up = { code: null as number | null, out: "", err: "" };
+
+  test("nvcf up --env dev --yes --plain brings up dev and both GPU clusters from nothing, then verifies", async () => {
+    up = await withOperator("up", "--env", "dev", "--yes", "--plain");
+    if (up.code !== 0) throw new Error(`nvcf up exited ${up.code}\n${up.out}\n${up.err}`);
+    const out = lines(up.out);
+    expect(up.out).not.toContain("\u001b[");
+    // Preflight first, all passing, then the control plane, then the two GPU clusters, then verification.
+    expect(out[0]).toMatch(/^preflight: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+    const at = (re: RegExp) => out.findIndex((l) => re.test(l));
+    const stamp = "^\\[ *\\d+s\\] ";
+    const line = (stack: string, text: string) => new RegExp(`${stamp}${stack} +${text}$`);
+    const devDone = at(line("dev", "up done in \\d+m?\\d*s: \\d+ created"));
+    expect(at(line("dev", "up started"))).toBe(1);
+    expect(devDone).toBeGreaterThan(1);
+    for (const s of ["dev-gpu-a", "dev-gpu-b"]) {
+      expect(at(line(s, "up started"))).toBeGreaterThan(devDone);
+      expect(at(line(s, "up done in \\d+m?\\d*s: \\d+ created"))).toBeGreaterThan(devDone);
+      expect(at(line(s, "release nvca-operator installed \\(\\d+m?\\d*s\\)"))).toBeGreaterThan(devDone);
+    }
+    // Per release: when it starts and when it is done, with its duration.
+    for (const r of ["cassandra", "openbao-server", "api"]) {
+      const started = at(line("dev", `release ${r} installing`));
+      expect(started).toBeGreaterThan(1);
+      expect(at(line("dev", `release ${r} installed \\(\\d+m?\\d*s\\)`))).toBeGreaterThan(started);
+    }
+    expect(at(line("dev-gpu-b", "release kai-scheduler installed \\(\\d+m?\\d*s\\)"))).toBeGreaterThan(
+      devDone,
+    );
+    expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+    // Every line is preflight, a progress line or the verification summary.
+    expect(out.filter((l) => !new RegExp(stamp).test(l))).toEqual([out[0], out[out.length - 1]]);
+    for (const c of CONTEXTS) expect(namespaces(c).length).toBeGreaterThan(before.get(c)?.length ?? 0);
+  }, 1_200_000);
+
+  test("a second preview changes nothing: one summary, exit 0 with --expect-no-changes", () => {
+    const r = nvcf("preview", "--env", "dev", "--expect-no-changes");
+    expect(r.code).toBe(EXIT.ok);
+    expect(lines(r.out)).toEqual([
+      "dev: no changes",
+      "dev-gpu-a: no changes",
+      "dev-gpu-b: no changes",
+      "no changes in 3 stacks",
+    ]);
+  }, 600_000);
+
+  test("a changed input is drift: the release and the input named, exit 7", () => {
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:releaseValues.sis.sis.replicaCount", "3"]);
+    const r = nvcf("preview", "--env", "dev", "--stack", "dev", "--expect-no-changes");
+    run("pulumi", ["config", "rm", "-s", "dev", "nvcf:releaseValues"]);
+    expect(r.code).toBe(EXIT.drift);
+    expect(lines(r.out)).toEqual([
+      "dev: 1 release and 0 other resources would change",
+      "  ~ release sis (upgrade): values.sis.replicaCount: 3 (add)",
+      "1 of 1 stack would change: 1 release, 0 other resources",
+    ]);
+  }, 300_000);
+
+  test("nvcf status reports healthy (exit 0), and --json prints the findings", () => {
+    const r = nvcf("status", "--env", "dev");
+    expect(r.code).toBe(EXIT.ok);
+    expect(lines(r.out)).toEqual([
+      expect.stringMatching(/^status: (\d+) checks, \1 passed, 0 failed, 0 warnings$/),
+    ]);
+    const j = nvcf("status", "--env", "dev", "--json");
+    expect(j.code).toBe(EXIT.ok);
+    const findings = JSON.parse(j.out) as Finding[];
+    expect(new Set(findings.map((f) => f.stack))).toEqual(new Set(["dev", "dev-gpu-a", "dev-gpu-b"]));
+    expect(findings.filter((f) => !f.ok)).toEqual([]);
+  }, 300_000);
+
+  test("destroying the control plane alone while GPU clusters are deployed is refused (exit 5), nothing touched", () => {
+    const count = resources("dev").length;
+    const r = nvcf("destroy", "--env", "dev", "--stack", "dev", "--yes", "--plain");
+    expect(r.code).toBe(EXIT.deployment);
+    expect(lines(r.err)).toEqual([
+      "error: refusing to destroy control-plane stack dev: compute-plane stack(s) dev-gpu-a, dev-gpu-b still have " +
+        "resources and reference it. Nothing was changed. Fix: nvcf destroy --env dev (destroys them first), or " +
+        "nvcf destroy --env dev --stack dev-gpu-a --stack dev-gpu-b first",
+    ]);
+    expect(resources("dev").length).toBe(count);
+  }, 120_000);
+
+  test("nvcf destroy --env dev --yes: GPU clusters first, then the control plane; no stack namespace is left", async () => {
+    const r = await withOperator("destroy", "--env", "dev", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf destroy exited ${r.code}\n${r.out}\n${r.err}`);
+    const out = lines(r.out);
+    const at = (re: RegExp) => out.findIndex((l) => re.test(l));
+    const devStart = at(/^\[ *\d+s\] dev +destroy started$/);
+    for (const s of ["dev-gpu-a", "dev-gpu-b"]) {
+      const done = at(new RegExp(`^\\[ *\\d+s\\] ${s} +destroy done in \\d+m?\\d*s: \\d+ deleted$`));
+      expect(done).toBeGreaterThanOrEqual(0);
+      expect(done).toBeLessThan(devStart);
+      expect(
+        at(new RegExp(`^\\[ *\\d+s\\] ${s} +release nvca-operator uninstalled \\(\\d+m?\\d*s\\)$`)),
+      ).toBeLessThan(done);
+    }
+    expect(at(/^\[ *\d+s\] dev +destroy done in \d+m?\d*s: \d+ deleted$/)).toBeGreaterThan(devStart);
+    for (const c of CONTEXTS) expect([c, namespaces(c)]).toEqual([c, before.get(c)]);
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) expect(resources(s)).toEqual([]);
+  }, 900_000);
+});
+
+test("no secret appeared in plain text in anything the command printed", () => {
+  const all = transcript.join("\n");
+  expect(all.length).toBeGreaterThan(0);
+  expect(all).not.toContain(REGISTRY_KEY);
+  expect(all).not.toContain(Buffer.from(`robot:${REGISTRY_KEY}`).toString("base64"));
+});

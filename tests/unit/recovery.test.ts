@@ -1,0 +1,197 @@
+/**
+ * The recovery decisions (components/recovery.ts `planRelease`) and the parsers of what kubectl and
+ * `pulumi stack export` print. The end-to-end proof on a real cluster is tests/e2e/recovery.test.ts.
+ */
+import * as zlib from "node:zlib";
+import {
+  type HelmRecord,
+  type HookObject,
+  type StateView,
+  decodeHelmPayload,
+  parseHelmRecords,
+  parseHookObjects,
+  parseState,
+  planRelease,
+} from "../../components/recovery";
+
+const NOW = Date.parse("2026-12-01T12:00:00Z");
+const rel = { name: "openbao-server", namespace: "vault-system", timeoutSeconds: 300 };
+const record = (revision: number, status: string, ageSeconds = 3600): HelmRecord => ({
+  namespace: "vault-system",
+  name: "openbao-server",
+  revision,
+  status,
+  secret: `sh.helm.release.v1.openbao-server.v${revision}`,
+  modifiedMs: NOW - ageSeconds * 1000,
+  hooks: [],
+});
+const state = (known: string[] = [], pending: [string, string][] = []): StateView => ({
+  known: new Set(known),
+  pending: new Map(pending.map(([k, type]) => [k, { type, urn: `urn:${k}` }])),
+});
+const unseal: HookObject = {
+  kind: "Secret",
+  name: "openbao-server-unseal",
+  events: ["pre-install"],
+  deletePolicies: ["hook-failed"],
+  succeeded: false,
+};
+const initJob: HookObject = {
+  kind: "Job",
+  name: "openbao-server-initialize-cluster",
+  events: ["post-install"],
+  deletePolicies: [],
+  succeeded: true,
+};
+const plan = (records: HelmRecord[], s: StateView | undefined, leftovers: HookObject[] = []) =>
+  planRelease(rel, records, s, leftovers, "kubectl --context c", NOW);
+
+describe("planRelease", () => {
+  test("a deployed release the state holds, or nothing installed and nothing left over: no action", () => {
+    expect(plan([record(1, "deployed")], state(["vault-system/openbao-server"]))).toEqual({ kind: "none" });
+    expect(plan([], state())).toEqual({ kind: "none" });
+  });
+
+  test("pending-install while the state shows the CLI died with it in flight, younger than the timeout: wait", () => {
+    const a = plan(
+      [record(1, "pending-install", 10)],
+      state([], [["vault-system/openbao-server", "creating"]]),
+    );
+    expect(a).toMatchObject({ kind: "wait", untilMs: NOW - 10_000 + 300_000 });
+  });
+
+  test("pending-install that no operation runs any more: its records go, the install starts afresh", () => {
+    // The update that wrote it ended (no pending operation), or the record is older than the timeout.
+    for (const s of [state(), state([], [["vault-system/openbao-server", "creating"]])]) {
+      const age = s.pending.size ? 400 : 5;
+      expect(plan([record(1, "pending-install", age)], s)).toMatchObject({
+        kind: "deleteRecords",
+        secrets: ["sh.helm.release.v1.openbao-server.v1"],
+      });
+    }
+  });
+
+  test("pending-upgrade after a deployed revision: only the newer records go, the upgrade starts from it", () => {
+    const a = plan(
+      [record(1, "superseded"), record(2, "deployed"), record(3, "pending-upgrade")],
+      state(["vault-system/openbao-server"]),
+    );
+    expect(a).toMatchObject({ kind: "deleteRecords", secrets: ["sh.helm.release.v1.openbao-server.v3"] });
+  });
+
+  test("only failed revisions and no state: they go; with the release in the state they stay", () => {
+    expect(plan([record(1, "failed")], state())).toMatchObject({ kind: "deleteRecords" });
+    expect(plan([record(1, "failed")], state(["vault-system/openbao-server"]))).toEqual({ kind: "none" });
+  });
+
+  test("deployed but lost by the state (a pending create, or gone): adopt it; an unreadable state adopts nothing", () => {
+    const a = plan([record(1, "deployed")], state([], [["vault-system/openbao-server", "creating"]]));
+    expect(a).toMatchObject({ kind: "adopt", id: "vault-system/openbao-server" });
+    expect((a as { reason: string }).reason).toMatch(/the CLI stopped while it was being created/);
+    expect(plan([record(1, "deployed")], undefined)).toEqual({ kind: "none" });
+  });
+
+  test("a fresh install blocked by a rolled-back install's hook objects: they go", () => {
+    const a = plan([], state(), [unseal]);
+    expect(a).toMatchObject({ kind: "deleteHooks", objects: ["secret/openbao-server-unseal"] });
+  });
+
+  test("hooks Helm deletes itself (default or before-hook-creation policy) are left alone", () => {
+    const cm: HookObject = { ...unseal, kind: "ConfigMap", deletePolicies: ["before-hook-creation"] };
+    const job: HookObject = { ...initJob, succeeded: false };
+    expect(plan([], state(), [cm, job])).toEqual({ kind: "none" });
+  });
+
+  test("an install-only hook Job already completed: refuse, naming the exact kubectl step", () => {
+    const a = plan([], state(), [unseal, initJob]);
+    expect(a.kind).toBe("refuse");
+    expect((a as { message: string }).message).toContain(
+      "kubectl --context c -n vault-system delete secret/openbao-server-unseal job/openbao-server-initialize-cluster",
+    );
+  });
+});
+
+describe("parsers", () => {
+  const payload = (obj: unknown) =>
+    Buffer.from(zlib.gzipSync(Buffer.from(JSON.stringify(obj))).toString("base64")).toString("base64");
+
+  test("Helm storage Secrets: labels, payload hooks of deployed revisions, modifiedAt in seconds", () => {
+    const list = {
+      items: [
+        {
+          metadata: {
+            name: "sh.helm.release.v1.reval.v2",
+            namespace: "nvcf",
+            creationTimestamp: "2026-12-01T11:00:00Z",
+            labels: {
+              name: "reval",
+              owner: "helm",
+              status: "deployed",
+              version: "2",
+              modifiedAt: "1764590400",
+            },
+          },
+          data: { release: payload({ name: "reval", hooks: [{ kind: "Job", name: "reval-migrate" }] }) },
+        },
+      ],
+    };
+    expect(parseHelmRecords(list)).toEqual([
+      {
+        namespace: "nvcf",
+        name: "reval",
+        revision: 2,
+        status: "deployed",
+        secret: "sh.helm.release.v1.reval.v2",
+        modifiedMs: 1764590400_000,
+        hooks: ["Job/reval-migrate"],
+      },
+    ]);
+    expect(decodeHelmPayload(list.items[0].data.release).name).toBe("reval");
+    expect(decodeHelmPayload("not a record")).toBeUndefined();
+  });
+
+  test("hook objects: only annotated ones, events and policies split", () => {
+    const list = {
+      items: [
+        { kind: "Secret", metadata: { name: "plain" } },
+        {
+          kind: "Job",
+          metadata: {
+            name: "init",
+            annotations: {
+              "helm.sh/hook": "post-install",
+              "helm.sh/hook-delete-policy": "hook-succeeded, hook-failed",
+            },
+          },
+          status: { succeeded: 1 },
+        },
+      ],
+    };
+    expect(parseHookObjects(list)).toEqual([
+      {
+        kind: "Job",
+        name: "init",
+        events: ["post-install"],
+        deletePolicies: ["hook-succeeded", "hook-failed"],
+        succeeded: true,
+      },
+    ]);
+  });
+
+  test("stack export: Helm releases held and pending operations, by namespace/name", () => {
+    const t = "kubernetes:helm.sh/v3:Release";
+    const s = parseState({
+      deployment: {
+        resources: [
+          { type: t, urn: "u1", inputs: { name: "nats", namespace: "nats-system" } },
+          { type: "kubernetes:core/v1:Namespace", urn: "u2", inputs: { metadata: { name: "x" } } },
+        ],
+        pending_operations: [
+          { type: "creating", resource: { type: t, urn: "u3", inputs: { name: "api", namespace: "nvcf" } } },
+        ],
+      },
+    });
+    expect([...s.known]).toEqual(["nats-system/nats"]);
+    expect([...s.pending]).toEqual([["nvcf/api", { type: "creating", urn: "u3" }]]);
+  });
+});
