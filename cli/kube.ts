@@ -63,7 +63,14 @@ export class Kube {
       const child = execFile(
         this.opts.kubectl ?? "kubectl",
         full,
-        { timeout: this.opts.timeoutMs ?? 20000, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+        {
+          timeout: this.opts.timeoutMs ?? 20000,
+          maxBuffer: 512 * 1024 * 1024,
+          encoding: "utf8",
+          // This module's view of the environment (KUBECONFIG), passed on explicitly: under a test runner that
+          // gives each module its own copy of process.env, the child would otherwise see the original.
+          env: process.env,
+        },
         (err, stdout, stderr) => {
           const code =
             err === null

@@ -143,7 +143,8 @@ function run(
     const child = execFile(
       cmd,
       args,
-      { timeout: timeoutMs, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      // process.env passed on explicitly (see cli/kube.ts): KUBECONFIG, HELM_* as this module sees them.
+      { timeout: timeoutMs, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: process.env },
       (err, stdout, stderr) => {
         const code =
           err === null
