@@ -10,21 +10,4 @@ ACTIONLINT_VERSION=v1.7.12
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
-DIR="${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}/tools/actionlint-$ACTIONLINT_VERSION"
-if [[ "${1:-}" == "--path" ]]; then
-  [[ -x "$DIR/actionlint" ]] || exit 1
-  echo "$DIR/actionlint"
-  exit 0
-fi
-if [[ ! -x "$DIR/actionlint" ]]; then
-  mkdir -p "$DIR"
-  log "actionlint: building github.com/rhysd/actionlint $ACTIONLINT_VERSION from the Go module proxy (once)"
-  GOTOOLCHAIN=local CGO_ENABLED=0 GOBIN="$DIR/.bin" go install -trimpath \
-    -ldflags "-s -w -X github.com/rhysd/actionlint.version=$ACTIONLINT_VERSION" \
-    "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION" >"$DIR/build.log" 2>&1 \
-    || { tail -20 "$DIR/build.log" >&2; die "actionlint build failed (log: $DIR/build.log)"; }
-  mv -f "$DIR/.bin/actionlint" "$DIR/actionlint"
-  rmdir "$DIR/.bin" 2>/dev/null || true
-  log "actionlint: built $DIR/actionlint"
-fi
-echo "$DIR/actionlint"
+go_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint github.com/rhysd/actionlint.version "${1:-}"

@@ -12,21 +12,4 @@ HELM_VERSION=v3.22.0
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
-DIR="${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}/tools/helm-$HELM_VERSION"
-if [[ "${1:-}" == "--path" ]]; then
-  [[ -x "$DIR/helm" ]] || exit 1
-  echo "$DIR/helm"
-  exit 0
-fi
-if [[ ! -x "$DIR/helm" ]]; then
-  mkdir -p "$DIR"
-  log "helm: building helm.sh/helm/v3 $HELM_VERSION from the Go module proxy (once; a few minutes)"
-  GOTOOLCHAIN=local CGO_ENABLED=0 GOBIN="$DIR/.bin" go install -trimpath \
-    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" \
-    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >"$DIR/build.log" 2>&1 \
-    || { tail -20 "$DIR/build.log" >&2; die "helm build failed (log: $DIR/build.log)"; }
-  mv -f "$DIR/.bin/helm" "$DIR/helm"
-  rmdir "$DIR/.bin" 2>/dev/null || true
-  log "helm: built $DIR/helm"
-fi
-echo "$DIR/helm"
+go_tool helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm helm.sh/helm/v3/internal/version.version "${1:-}" "a few minutes"

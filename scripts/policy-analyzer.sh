@@ -19,7 +19,7 @@ source "$ROOT/scripts/lib.sh"
 SRC="$ROOT/scripts/policy-analyzer"
 CACHE="${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}"
 TOOLCHAIN_BIN="${NVCF_TOOLCHAIN_BIN:-$(bash "$ROOT/scripts/toolchain.sh" --print-bin)}"
-SRC_KEY=$(cat "$SRC/main.go" "$SRC/go.mod" "$SRC/go.sum" | sha256sum | cut -c1-12)
+SRC_KEY=$(tree_key "$ROOT" scripts/policy-analyzer)
 BUILT="$CACHE/tools/policy-analyzer-$SRC_KEY/pulumi-language-nodejs"
 # One bin directory per toolchain build (its directory name is the toolchain's cache key).
 DIR="$CACHE/tools/policy-analyzer-$SRC_KEY/$(basename "$(dirname "$TOOLCHAIN_BIN")")"

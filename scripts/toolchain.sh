@@ -25,11 +25,7 @@ source "$ROOT/toolchain/versions.env"
 
 NVCF_CACHE="${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}"
 
-toolchain_key() {
-  (cd "$ROOT" && find toolchain -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) \
-    | sha256sum | cut -c1-12
-}
-KEY=$(toolchain_key)
+KEY=$(tree_key "$ROOT" toolchain)
 TC_DIR="$NVCF_CACHE/toolchain/$KEY"
 BIN="$TC_DIR/bin"
 WORK="$TC_DIR/work"

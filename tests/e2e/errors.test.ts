@@ -13,41 +13,22 @@
  * resource, so KUBECONFIG points at the unit tests' kubeconfig fixture, whose API servers are documentation
  * addresses that are never dialled.
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { copyProject } from "./project";
+import { e2eProject } from "./project";
 
 const STACK = "dev-bad";
 const CTX_STACK = "dev-bad-context";
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-errors-"));
-const state = path.join(work, ".state");
+const project = e2eProject("nvcf-e2e-errors");
+const { work } = project;
+project.env["KUBECONFIG"] = path.join(work, "kubeconfig");
 /** The Cassandra chart's built-in password (deploy/helm/cassandra/helm/values.yaml), refused everywhere. */
 const DEFAULT_PW = "ch@ng3m3";
 const PLAIN_KEY = "plain-text-sidecar-key";
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PULUMI_BACKEND_URL: `file://${state}`,
-  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
-  KUBECONFIG: path.join(work, "kubeconfig"),
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-};
-
-function pulumi(args: string[], allowFail = false): SpawnSyncReturns<string> {
-  const r = spawnSync("pulumi", [...args, "--non-interactive"], {
-    cwd: work,
-    env,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.error) throw r.error;
-  if (!allowFail && r.status !== 0)
-    throw new Error(`pulumi ${args.join(" ")} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
+/** `pulumi <args> --non-interactive` in the project copy; throws on a non-zero exit unless `allowFail`. */
+const pulumi = (args: string[], allowFail = false) =>
+  project.run("pulumi", [...args, "--non-interactive"], { allowFail });
 
 /**
  * The config commands a user typed, each with a mistake, on top of the embedded default `Pulumi.dev.yaml`
@@ -118,8 +99,6 @@ function expectClean(out: string) {
 }
 
 beforeAll(() => {
-  copyProject(work);
-  fs.mkdirSync(state, { recursive: true });
   // The dev stack file keeps its encryption salt, so its secret registry key decrypts with the dev passphrase.
   fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${STACK}.yaml`));
   fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${CTX_STACK}.yaml`));
@@ -130,9 +109,7 @@ beforeAll(() => {
   for (const args of CONTEXT_MISTAKES) pulumi(["config", "set", "-s", CTX_STACK, ...args]);
 }, 120_000);
 
-afterAll(() => {
-  fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => project.remove());
 
 let previewOut = "";
 

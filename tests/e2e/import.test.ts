@@ -16,23 +16,18 @@
  * the GPU cluster keeps its IDs (nvcf-cli register is not run again), and secrets never appear in the output.
  * Needs the toolchain on PATH, the local clusters up and NVCF_HELM (scripts/test.sh provides all three).
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { chartReference } from "../../components/release";
 import { cliConfigYaml, minifyKubeconfig } from "../../values/registration";
 import { serviceHosts } from "../../values/routes";
 import { stackValues } from "../../tools/values";
-import { copyProject } from "./project";
+import { e2eProject, LOCAL_KUBECONFIG, resetLocalClusters } from "./project";
 
-const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
-const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
 const HELM = process.env["NVCF_HELM"] ?? "";
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-import-"));
-const state = path.join(work, ".state");
-const icms = path.join(work, ".icms");
+const project = e2eProject("nvcf-import");
+const { work, icms, transcript, run } = project;
 const bundleDir = path.join(work, "helmfile-bundle");
 const CONTROL = "dev-moved";
 const COMPUTE = "dev-moved-gpu-a";
@@ -44,41 +39,17 @@ const REGISTRY_USER = "robot";
 const AUTH = Buffer.from(`${REGISTRY_USER}:${REGISTRY_KEY}`).toString("base64");
 const SECRETS = [CASSANDRA_PASSWORD, REGISTRY_KEY, AUTH];
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PULUMI_BACKEND_URL: `file://${state}`,
-  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
-  KUBECONFIG,
-  NVCF_CLI_ICMS_DIR: icms,
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-};
-/** Everything the commands printed, searched for secrets at the end. */
-const transcript: string[] = [];
-
-function run(
-  cmd: string,
-  args: string[],
-  opts: { allowFail?: boolean; input?: string } = {},
-): SpawnSyncReturns<string> {
-  const r = spawnSync(cmd, args, {
-    cwd: work,
-    env,
-    encoding: "utf8",
-    input: opts.input,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  transcript.push(`$ ${path.basename(cmd)} ${args.join(" ")}\n${r.stdout}\n${r.stderr}`);
-  if (!opts.allowFail && r.status !== 0)
-    throw new Error(
-      `${cmd} ${args.join(" ")} exited ${r.status}\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-6000)}`,
-    );
-  return r;
-}
-const kubectl = (ctx: string, ...args: string[]) =>
-  run("kubectl", ["--context", `kwok-nvcf-${ctx}`, ...args]).stdout;
-const pulumi = (stack: string, ...args: string[]) =>
-  run("pulumi", [...args, "-s", stack, "--non-interactive"]);
+const kubectl = project.kubectl;
+const pulumi = (stack: string, ...args: string[]) => project.pulumi(stack, args);
+/** import-helmfile settings that point the moved stacks at the embedded default's stand-in charts. */
+const LOCAL_CHARTS = [
+  "--set",
+  "charts.source=local",
+  "--set",
+  "charts.path=tests/charts",
+  "--set",
+  "charts.timeoutSeconds=300",
+];
 const nvcf = (...args: string[]) =>
   run("node", [path.join(work, "cli/nvcf.js"), ...args], { allowFail: true });
 
@@ -205,9 +176,7 @@ beforeAll(() => {
     throw new Error(
       "NVCF_HELM is not set: run NVCF_HELM=$(bash scripts/helm.sh) first (scripts/test.sh does)",
     );
-  copyProject(work);
-  fs.mkdirSync(state, { recursive: true });
-  fs.mkdirSync(icms, { recursive: true });
+  resetLocalClusters(["dev", "gpu-a"]);
   for (const f of Object.values(files)) fs.mkdirSync(path.dirname(f), { recursive: true });
   // The Helmfile files: environment and secrets of the control plane, environment of gpu-a (NVIDIA's format).
   fs.copyFileSync(
@@ -249,8 +218,8 @@ beforeAll(() => {
 afterAll(() => {
   // The stacks own everything after the move: destroying them (GPU cluster first) clears the clusters.
   for (const s of [COMPUTE, CONTROL])
-    run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", s, "--non-interactive"], { allowFail: true });
-  fs.rmSync(work, { recursive: true, force: true });
+    project.pulumi(s, ["destroy", "--yes", "--skip-preview"], { allowFail: true });
+  project.remove();
 }, 600000);
 
 // The settings of the dev environment the Helmfile files describe (only gpu-a registered, no observability).
@@ -284,8 +253,9 @@ test("an installation made the way Helmfile makes it: helm installs, pull secret
   const kc = path.join(work, ".gpu-a.kubeconfig");
   fs.writeFileSync(
     kc,
-    minifyKubeconfig([fs.readFileSync(KUBECONFIG, "utf8")], "kwok-nvcf-gpu-a", (p) => fs.readFileSync(p))
-      .yaml,
+    minifyKubeconfig([fs.readFileSync(LOCAL_KUBECONFIG, "utf8")], "kwok-nvcf-gpu-a", (p) =>
+      fs.readFileSync(p),
+    ).yaml,
   );
   const cli = path.join(work, "tests/bin/nvcf-cli");
   run(cli, ["--config", cliConfig, "init"]);
@@ -344,12 +314,7 @@ test("nvcf import-helmfile moves the control plane: every key noted, secrets kep
     "gpu-a=kwok-nvcf-gpu-a",
     "--context",
     "kwok-nvcf-dev",
-    "--set",
-    "charts.source=local",
-    "--set",
-    "charts.path=tests/charts",
-    "--set",
-    "charts.timeoutSeconds=300",
+    ...LOCAL_CHARTS,
     "--set",
     "nvcfCli.path=tests/bin/nvcf-cli",
   );
@@ -414,12 +379,7 @@ test("the GPU cluster moves too: clean preview, up keeps the operator release an
     `organization/nvcf/${CONTROL}`,
     "--context",
     "kwok-nvcf-gpu-a",
-    "--set",
-    "charts.source=local",
-    "--set",
-    "charts.path=tests/charts",
-    "--set",
-    "charts.timeoutSeconds=300",
+    ...LOCAL_CHARTS,
   );
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
   expect(r.stdout).toMatch(/NOT MAPPED +global\.nvcaOperator\.selfManaged\.icmsServiceURL: /);

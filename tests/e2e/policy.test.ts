@@ -6,32 +6,15 @@
  * config file lowers the credential policy to advisory, the mandatory image policy still fails the preview).
  * The embedded toolchain needs the Node.js policy front on PATH (scripts/policy-analyzer.sh, via scripts/env.sh).
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import type { SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { copyProject } from "./project";
+import { e2eProject } from "./project";
 
-const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
-const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-policy-"));
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PULUMI_BACKEND_URL: `file://${path.join(work, ".state")}`,
-  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
-  KUBECONFIG,
-  NVCF_CLI_ICMS_DIR: path.join(work, ".icms"),
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-};
-
-function pulumi(...args: string[]): SpawnSyncReturns<string> {
-  return spawnSync("pulumi", [...args, "-s", "dev", "--non-interactive"], {
-    cwd: work,
-    env,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-}
+const project = e2eProject("nvcf-e2e-policy");
+const { work } = project;
+/** `pulumi <args> -s dev`, returning whatever the CLI exited with. */
+const pulumi = (...args: string[]) => project.pulumi("dev", args, { allowFail: true });
 const ok = (r: SpawnSyncReturns<string>) => {
   if (r.status !== 0)
     throw new Error(`pulumi exited ${r.status}\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-4000)}`);
@@ -47,15 +30,10 @@ const policiesBlock = (out: string) => {
 };
 
 beforeAll(() => {
-  copyProject(work);
-  fs.mkdirSync(path.join(work, ".state"), { recursive: true });
-  fs.mkdirSync(path.join(work, ".icms"), { recursive: true });
-  ok(
-    spawnSync("pulumi", ["stack", "init", "dev", "--non-interactive"], { cwd: work, env, encoding: "utf8" }),
-  );
+  ok(pulumi("stack", "init"));
 });
 
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+afterAll(() => project.remove());
 
 test("the compliant dev stack passes every policy of the pack", () => {
   const r = ok(pulumi("preview", "--policy-pack", "policy"));

@@ -8,9 +8,7 @@
  * the clusters → no-change previews → a region change re-registers only that cluster → wrong-order destroy
  * refused → ordered destroy leaves nothing behind.
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { enabledReleases } from "../../catalog/releases";
@@ -19,55 +17,18 @@ import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
-import { copyProject } from "./project";
+import { e2eProject, resetLocalClusters } from "./project";
 
-const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
-const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-"));
-const state = path.join(work, ".state");
-const icms = path.join(work, ".icms");
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PULUMI_BACKEND_URL: `file://${state}`,
-  PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
-  KUBECONFIG,
-  NVCF_CLI_ICMS_DIR: icms,
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-};
-/** Everything each pulumi command printed, to search for leaked secrets at the end. */
-const transcript: string[] = [];
-
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; allowFail?: boolean } = {},
-): SpawnSyncReturns<string> {
-  const r = spawnSync(cmd, args, {
-    cwd: opts.cwd ?? work,
-    env,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (cmd === "pulumi") transcript.push(`$ ${cmd} ${args.join(" ")}\n${r.stdout}\n${r.stderr}`);
-  if (!opts.allowFail && r.status !== 0) {
-    throw new Error(
-      `${cmd} ${args.join(" ")} exited ${r.status}\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-6000)}`,
-    );
-  }
-  return r;
-}
 /** `pulumi preview` and `pulumi up` run with the project's policy pack (policy/, docs/policy-and-ci.md). */
 const withPolicy = (args: string[]) =>
   args[0] === "preview" || args[0] === "up" ? [...args, "--policy-pack", "policy"] : args;
-const pulumi = (stack: string, ...args: string[]) =>
-  run("pulumi", [...withPolicy(args), "-s", stack, "--non-interactive"]);
-const pulumiMayFail = (stack: string, ...args: string[]) =>
-  run("pulumi", [...withPolicy(args), "-s", stack, "--non-interactive"], { allowFail: true });
-const kubectl = (context: string, ...args: string[]) =>
-  run("kubectl", ["--context", `kwok-nvcf-${context}`, ...args]).stdout;
+const project = e2eProject("nvcf-e2e", { pulumiArgs: withPolicy });
+const { work, icms, transcript } = project;
+const pulumi = (stack: string, ...args: string[]) => project.pulumi(stack, args);
+const pulumiMayFail = (stack: string, ...args: string[]) => project.pulumi(stack, args, { allowFail: true });
+const kubectl = project.kubectl;
 const outputs = (stack: string) =>
   JSON.parse(pulumi(stack, "stack", "output", "--json").stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const icmsRegistry = () => JSON.parse(fs.readFileSync(path.join(icms, "nvcf-default.json"), "utf8"));
@@ -158,17 +119,14 @@ function devConfig(): ControlPlaneConfig {
 }
 
 beforeAll(() => {
-  // A private copy of the project: config edits stay here; node_modules is shared read-only.
-  copyProject(work);
-  fs.mkdirSync(state, { recursive: true });
-  fs.mkdirSync(icms, { recursive: true });
-  for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) run("pulumi", ["stack", "init", s, "--non-interactive"]);
-});
+  resetLocalClusters(["dev", "gpu-a", "gpu-b"]);
+  for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) pulumi(s, "stack", "init");
+}, 300_000);
 
 afterAll(() => {
   // Best effort: leave no stack behind even when a test failed half-way.
   for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"]) pulumiMayFail(s, "destroy", "--yes", "--skip-preview");
-  fs.rmSync(work, { recursive: true, force: true });
+  project.remove();
 });
 
 describe("control plane", () => {
