@@ -7,6 +7,53 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+/** What one child process did: its exit code (1 when it could not start or was killed), both streams. */
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Killed because it ran longer than `timeoutMs`. */
+  timedOut: boolean;
+  /** The command was not found (spawn ENOENT). */
+  notFound: boolean;
+}
+
+/**
+ * Runs `cmd args` as a child process (no shell) with a timeout in milliseconds, optional standard input and an
+ * output limit in bytes (default 64 MiB). Never rejects: every failure is in the result. The child gets this
+ * module's view of the environment (KUBECONFIG, HELM_*…) explicitly: under a test runner that gives each module
+ * its own copy of process.env it would otherwise see the original.
+ */
+export function execCommand(
+  cmd: string,
+  args: readonly string[],
+  opts: { timeoutMs: number; input?: string; maxBuffer?: number },
+): Promise<ExecResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      cmd,
+      args,
+      {
+        timeout: opts.timeoutMs,
+        maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
+        encoding: "utf8",
+        env: process.env,
+      },
+      (err, stdout, stderr) => {
+        const e = err as { code?: unknown; killed?: boolean } | null;
+        resolve({
+          code: e === null ? 0 : typeof e.code === "number" ? e.code : 1,
+          stdout: stdout ?? "",
+          stderr: stderr ?? "",
+          timedOut: e !== null && e.killed === true,
+          notFound: e?.code === "ENOENT",
+        });
+      },
+    );
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
 /** How to reach one cluster: a context of the ambient kubeconfig (KUBECONFIG) or of `kubeconfig` (a file path). */
 export interface KubeTarget {
   /** Context name; undefined: the kubeconfig's current context. */
@@ -41,6 +88,10 @@ const firstLine = (s: string) =>
 /** kubectl's message for an object or kind that does not exist. */
 const NOT_FOUND = /NotFound|not found|the server doesn't have a resource type|no matches for kind/i;
 
+/** kubectl's messages for failures worth one more try: a timeout or an API server that did not answer. */
+const TRANSIENT =
+  /timed out after|i\/o timeout|TLS handshake timeout|connection refused|connection reset|unable to return a response|Client\.Timeout|EOF$/im;
+
 /**
  * One cluster as kubectl sees it. `kubectl`: the binary (default `kubectl` on PATH, e.g. from scripts/env.sh);
  * `timeoutMs`: per call (default 20 s); a call that runs longer is killed and fails.
@@ -59,54 +110,55 @@ export class Kube {
       "--request-timeout=15s",
       ...args,
     ];
-    return new Promise((resolve) => {
-      const child = execFile(
-        this.opts.kubectl ?? "kubectl",
-        full,
-        {
-          timeout: this.opts.timeoutMs ?? 20000,
-          maxBuffer: 512 * 1024 * 1024,
-          encoding: "utf8",
-          // This module's view of the environment (KUBECONFIG), passed on explicitly: under a test runner that
-          // gives each module its own copy of process.env, the child would otherwise see the original.
-          env: process.env,
-        },
-        (err, stdout, stderr) => {
-          const code =
-            err === null
-              ? 0
-              : typeof (err as { code?: unknown }).code === "number"
-                ? (err as { code: number }).code
-                : 1;
-          const killed = err !== null && (err as { killed?: boolean }).killed;
-          resolve({
-            code,
-            stdout: stdout ?? "",
-            stderr: killed
-              ? `timed out after ${this.opts.timeoutMs ?? 20000} ms\n${stderr ?? ""}`
-              : (stderr ?? ""),
-          });
-        },
-      );
-      if (input !== undefined) child.stdin?.end(input);
-    });
+    const timeoutMs = this.opts.timeoutMs ?? 20000;
+    return execCommand(this.opts.kubectl ?? "kubectl", full, {
+      timeoutMs,
+      input,
+      maxBuffer: 512 * 1024 * 1024,
+    }).then((r) => ({
+      code: r.code,
+      stdout: r.stdout,
+      stderr: r.timedOut ? `timed out after ${timeoutMs} ms\n${r.stderr}` : r.stderr,
+    }));
   }
 
-  /** `kubectl <args> -o json` parsed. Throws `KubeError` on any failure. */
+  /**
+   * Runs a read and parses its JSON output, trying once more after a transient failure (the call timed out,
+   * the API server did not answer, or kubectl exited 0 without printing a whole JSON document, as seen on a
+   * machine under heavy load). Returns `undefined` for "not found" when `notFoundOk`; throws `KubeError` for
+   * any other failure, or when the second try fails too.
+   */
+  private async read<T>(
+    args: readonly string[],
+    output: readonly string[],
+    notFoundOk: boolean,
+  ): Promise<T | undefined> {
+    let last: KubeResult = { code: 1, stdout: "", stderr: "" };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await this.run([...args, ...output]);
+      if (r.code === 0) {
+        try {
+          return JSON.parse(r.stdout) as T;
+        } catch {
+          last = { ...r, code: 1, stderr: `kubectl exited 0 but printed no JSON document\n${r.stderr}` };
+          continue;
+        }
+      }
+      if (notFoundOk && NOT_FOUND.test(r.stderr)) return undefined;
+      last = r;
+      if (!TRANSIENT.test(r.stderr)) break;
+    }
+    throw new KubeError(args, last);
+  }
+
+  /** `kubectl <args> -o json` parsed. Throws `KubeError` on any failure (after one retry of a transient one). */
   async json<T = unknown>(args: readonly string[]): Promise<T> {
-    const r = await this.run([...args, "-o", "json"]);
-    if (r.code !== 0) throw new KubeError(args, r);
-    return JSON.parse(r.stdout) as T;
+    return (await this.read<T>(args, ["-o", "json"], false)) as T;
   }
 
   /** Like `json`, but `undefined` when the object or the kind does not exist. */
   async maybe<T = unknown>(args: readonly string[]): Promise<T | undefined> {
-    const r = await this.run([...args, "-o", "json"]);
-    if (r.code !== 0) {
-      if (NOT_FOUND.test(r.stderr)) return undefined;
-      throw new KubeError(args, r);
-    }
-    return JSON.parse(r.stdout) as T;
+    return this.read<T>(args, ["-o", "json"], true);
   }
 
   /** The `items` of a list (`kubectl get <kind> …`); empty when the kind is not served by this cluster. */
@@ -117,12 +169,7 @@ export class Kube {
 
   /** `kubectl get --raw <path>` parsed as JSON; `undefined` when the path is not served (404). */
   async raw<T = unknown>(p: string): Promise<T | undefined> {
-    const r = await this.run(["get", "--raw", p]);
-    if (r.code !== 0) {
-      if (NOT_FOUND.test(r.stderr)) return undefined;
-      throw new KubeError(["get", "--raw", p], r);
-    }
-    return JSON.parse(r.stdout) as T;
+    return this.read<T>(["get", "--raw", p], [], true);
   }
 }
 

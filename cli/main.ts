@@ -92,6 +92,15 @@ export function buildProgram(
     .addOption(parallel())
     .addOption(policy())
     .addOption(kubeconfig())
+    .addOption(
+      new Option(
+        "--verify-seconds <n>",
+        "how long verification keeps re-checking while something is not healthy yet (the NVCA operator " +
+          "reports its agent healthy within about 10 minutes of its install)",
+      )
+        .argParser(positiveInt)
+        .default(600),
+    )
     .option("--yes", "do not ask for confirmation (required when not interactive)")
     .option("--plain", "plain progress lines even on a terminal")
     .action(async (o) => {

@@ -192,13 +192,15 @@ export class ComputePlane extends pulumi.ComponentResource {
         if (pull) deps.push(...Object.values(pull.secrets));
         deps.push(tuner);
       } else if (pull?.secrets[ns]) deps.push(pull.secrets[ns]);
+      // The namespace by its plain name, waited for through the pull secret in it or the Namespace resource itself.
+      if (!pull?.secrets[ns] && namespaces.resources[ns]) deps.push(namespaces.resources[ns]);
       this.releases[r.name] = new NvcfRelease(
         `${name}-${r.name}`,
         {
           releaseName: r.name,
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
-          namespace: namespaces.names[ns],
+          namespace: ns,
           values: args.inputs.apply((inp) => computeValues(r.name, cfg, inp)),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,

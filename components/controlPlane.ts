@@ -191,8 +191,13 @@ export class ControlPlane extends pulumi.ComponentResource {
       const ns = releaseNamespace(r, cfg);
       const needs = activeNeeds(r, flags).map((n) => this.releases[n]);
       const deps: pulumi.Resource[] = [...needs];
+      // The release's real prerequisites are its namespace (Helm never creates it) and the pull secret in it, which
+      // itself waits for the namespace: the release takes the plain namespace name and depends on the pull secret,
+      // else on the Namespace resource (docs/performance.md "Releases and their namespaces").
       const secret = pullSecrets?.secrets[ns];
+      const nsResource = namespaces.resources[ns];
       if (secret) deps.push(secret);
+      else if (nsResource) deps.push(nsResource);
       if (r.name === "ingress") deps.push(...gateway.dependencies);
       this.releases[r.name] = new NvcfRelease(
         `${name}-${r.name}`,
@@ -200,7 +205,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           releaseName: r.name,
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
-          namespace: nsName(ns),
+          namespace: ns,
           values: controlValues(r.name, cfg, secrets),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,

@@ -23,7 +23,8 @@ export interface NamespacesArgs {
 
 /**
  * Creates each namespace once. Output: `names`, namespace name → `Output<string>` of the created
- * namespace (use it as a release's namespace, so the release waits for the namespace).
+ * namespace (an input built from it waits for the namespace), and `resources`, the Namespace resources by name
+ * (for `dependsOn` where the plain name is passed, as the releases do).
  */
 export class Namespaces extends pulumi.ComponentResource {
   readonly names: Record<string, pulumi.Output<string>> = {};

@@ -14,8 +14,9 @@
  *   delete policy lacks `before-hook-creation` (e.g. OpenBao's pre-install unseal Secret, policy
  *   `hook-failed`) then make the next install fail with "already exists".
  *
- * The decisions are pure (`planRelease`), the cluster and state reads and the deletions are in
- * `recoverReleases`. During `pulumi preview` nothing is changed: the plan is only reported.
+ * The decisions are pure (`planRelease`, `healthyImports`), the cluster and state reads and the deletions are in
+ * `recoverReleases`. During `pulumi preview` nothing is changed: the plan is only reported. When nothing is
+ * wrong (every release's latest record `deployed`), one kubectl call for Helm's labels is all it costs.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -37,7 +38,10 @@ export interface HelmRecord {
   secret: string;
   /** When the record was last written, ms since the epoch (label `modifiedAt`, else the Secret's creation). */
   modifiedMs: number;
-  /** Hook objects the revision's chart declared (`kind/name`), from the record's payload. */
+  /**
+   * Hook objects the revision's chart declared (`kind/name`), from the record's payload; empty when the record
+   * was read without its payload (`parseHelmRecordTable`).
+   */
   hooks: string[];
 }
 
@@ -109,8 +113,9 @@ function installOnlyJobDone(h: HookObject): boolean {
  * 1. Latest record pending, the state shows the CLI died with this release in flight, and the record is younger
  *    than the timeout: the orphaned provider may still finish it, so wait.
  * 2. Latest record pending otherwise (or older than the timeout): nobody is running it. Never deployed: delete
- *    all its records (the install starts afresh and adopts the objects already created). Deployed before:
- *    delete the records newer than the last deployed one (the upgrade starts from that revision).
+ *    all its records (the install starts afresh and adopts the objects already created), unless an install-only
+ *    hook Job the pending record declares already completed (then refuse, as in 5). Deployed before: delete the
+ *    records newer than the last deployed one (the upgrade starts from that revision).
  * 3. Only `failed` records and Pulumi does not hold the release: delete them (the install starts afresh).
  * 4. Deployed, but Pulumi holds it neither as a resource nor… (only a pending create, or nothing): adopt it.
  * 5. About to install afresh and hook objects of an earlier, rolled-back install block it: delete them, unless
@@ -145,6 +150,23 @@ export function planRelease(
       };
     }
     const stale = lastDeployed ? sorted.filter((r) => r.revision > lastDeployed.revision) : sorted;
+    // An install that never finished but whose install-only hook Job had already completed (e.g. the API server
+    // went away after OpenBao's initialisation): installing afresh would run that hook a second time.
+    const ranOnce = lastDeployed
+      ? []
+      : leftovers.filter((h) => installOnlyJobDone(h) && latest.hooks.includes(`Job/${h.name}`));
+    if (ranOnce.length > 0) {
+      const jobs = ranOnce.map((h) => `job/${h.name}`);
+      return {
+        kind: "refuse",
+        message:
+          `Helm release ${k} was left ${latest.status} by an interrupted install after its install-only hook ` +
+          `${jobs.join(", ")} had completed. Installing again would run that hook a second time on data it ` +
+          `already initialised. If the release may start afresh (its data is lost), remove the hook and the ` +
+          `stale Helm records and run pulumi up again:\n    ${kubectlHint} -n ${rel.namespace} delete ` +
+          [...jobs, ...stale.map((r) => `secret/${r.secret}`)].join(" "),
+      };
+    }
     return {
       kind: "deleteRecords",
       secrets: stale.map((r) => r.secret),
@@ -245,7 +267,7 @@ export function recordHooks(payloadB64: string | undefined): string[] {
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-/** Parses `kubectl get secrets -l owner=helm -o json` into records. */
+/** Parses `kubectl get secrets -l owner=helm -o json` into records (with the hooks each payload declares). */
 export function parseHelmRecords(list: any): HelmRecord[] {
   return ((list?.items ?? []) as any[]).map((s) => {
     const labels = s.metadata?.labels ?? {};
@@ -260,9 +282,44 @@ export function parseHelmRecords(list: any): HelmRecord[] {
         Number.isFinite(modified) && modified > 0
           ? modified * 1000
           : Date.parse(s.metadata.creationTimestamp),
-      hooks: labels["status"] === "deployed" ? recordHooks(s.data?.release) : [],
+      hooks: recordHooks(s.data?.release),
     };
   });
+}
+
+/**
+ * Parses the table `kubectl get secrets -A -l owner=helm --show-labels --no-headers` prints (columns NAMESPACE,
+ * NAME, TYPE, DATA, AGE, LABELS; the API server renders it, so no payload is transferred) into records without
+ * hooks. `modifiedMs` is NaN when a record lacks the `modifiedAt` label (the table's AGE is too coarse); only the
+ * healthy-path check reads these records, and it does not use the time. Lines that are not a Helm record are
+ * skipped.
+ */
+export function parseHelmRecordTable(text: string): HelmRecord[] {
+  const out: HelmRecord[] = [];
+  for (const line of text.split("\n")) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length < 6) continue;
+    const labels = Object.fromEntries(
+      cols[cols.length - 1].split(",").map((kv) => {
+        const i = kv.indexOf("=");
+        return [kv.slice(0, i), kv.slice(i + 1)];
+      }),
+    );
+    const revision = Number(labels["version"]);
+    if (labels["owner"] !== "helm" || !labels["name"] || !labels["status"] || !Number.isInteger(revision))
+      continue;
+    const modified = Number(labels["modifiedAt"]);
+    out.push({
+      namespace: cols[0],
+      name: labels["name"],
+      revision,
+      status: labels["status"],
+      secret: cols[1],
+      modifiedMs: Number.isFinite(modified) && modified > 0 ? modified * 1000 : NaN,
+      hooks: [],
+    });
+  }
+  return out;
 }
 
 /** Parses `kubectl get <kinds> -o json` into the hook objects among them. */
@@ -313,8 +370,10 @@ export interface RecoverOptions {
 }
 
 /**
- * Reads Helm's records, the hook objects in the releases' namespaces and the Pulumi state, then applies
- * `planRelease` to every release: waits, deletes stale Helm records and blocking leftover hooks (only during
+ * Reads Helm's labels of every record (one kubectl call). When every release's latest record is `deployed`,
+ * returns an import of every release (`healthyImports`: the engine ignores it for releases the state holds) and
+ * reads nothing else. Otherwise reads the records with their payloads, the hook objects in the releases'
+ * namespaces and the Pulumi state, then applies `planRelease` to every release: waits, deletes stale Helm records and blocking leftover hooks (only during
  * `pulumi up`; each step is logged as a warning naming the release and what was done), and returns the
  * releases to import (`namespace/name` by release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError`
  * when a step is not safe to take automatically (the message names the exact command). When the cluster
@@ -328,6 +387,11 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
   const kube = kubectlRunner(opts.access);
   try {
     const adopt: Record<string, string> = {};
+    // The healthy path: one call, Helm's labels only (a table the API server renders, no payloads).
+    const table = kube.text(["get", "secrets", "-A", "-l", "owner=helm", "--show-labels", "--no-headers"]);
+    if (table === undefined) return adopt;
+    const healthy = healthyImports(opts.releases, parseHelmRecordTable(table));
+    if (healthy !== undefined) return healthy;
     const first = kube.json(["get", "secrets", "-A", "-l", "owner=helm", "-o", "json"]);
     if (first === undefined) return adopt;
     let records = parseHelmRecords(first);
@@ -350,7 +414,16 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
           leftovers = hookCache.get(rel.namespace) ?? unclaimedHooks(kube, rel.namespace, records);
           hookCache.set(rel.namespace, leftovers);
         }
-        const action = planRelease(rel, mine, state, leftovers, kube.hint, Date.now());
+        let action = planRelease(rel, mine, state, leftovers, kube.hint, Date.now());
+        if (
+          action.kind === "deleteRecords" &&
+          !mine.some((r) => !isPending(r.status) && r.status !== "failed")
+        ) {
+          // An install that never finished: its install-only hooks may have run (rule 2's refusal). Read now, not
+          // cached: they may have completed while this run waited for the install.
+          leftovers = unclaimedHooks(kube, rel.namespace, records);
+          action = planRelease(rel, mine, state, leftovers, kube.hint, Date.now());
+        }
         if (action.kind === "none") break;
         if (action.kind === "refuse") {
           refusals.push(action.message);
@@ -427,6 +500,33 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
   }
 }
 
+/**
+ * The healthy path of `recoverReleases`: when the latest Helm record of every release is `deployed` (nothing
+ * pending, failed or missing, so rules 1-3 and 5 of `planRelease` have nothing to do), returns an import of every
+ * release (`name` → `namespace/name`) without reading the Pulumi state. The engine imports a release only when
+ * its state holds no resource with that ID (`pulumi/pkg/resource/deploy/step_generator.go`: an import step only
+ * when there is no old resource or its ID differs), so a release the state holds is updated as usual and one it
+ * lost (rule 4) is imported. Returns undefined when some release needs the full look (its records' payloads, the
+ * state, leftover hooks).
+ */
+export function healthyImports(
+  releases: readonly ReleaseRef[],
+  records: readonly HelmRecord[],
+): Record<string, string> | undefined {
+  const latest = new Map<string, HelmRecord>();
+  for (const r of records) {
+    const k = key(r.namespace, r.name);
+    if ((latest.get(k)?.revision ?? 0) < r.revision) latest.set(k, r);
+  }
+  const out: Record<string, string> = {};
+  for (const rel of releases) {
+    const k = key(rel.namespace, rel.name);
+    if (latest.get(k)?.status !== "deployed") return undefined;
+    out[rel.name] = k;
+  }
+  return out;
+}
+
 /** The kinds hook objects are looked for in (namespaced kinds charts use for hooks). */
 const HOOK_KINDS = "secrets,configmaps,serviceaccounts,roles,rolebindings,jobs";
 
@@ -436,7 +536,9 @@ function unclaimedHooks(
   namespace: string,
   records: readonly HelmRecord[],
 ): HookObject[] {
-  const claimed = new Set(records.filter((r) => r.namespace === namespace).flatMap((r) => r.hooks));
+  const claimed = new Set(
+    records.filter((r) => r.namespace === namespace && r.status === "deployed").flatMap((r) => r.hooks),
+  );
   const list = kube.json(["get", HOOK_KINDS, "-n", namespace, "-o", "json"]);
   return parseHookObjects(list).filter((h) => !claimed.has(`${h.kind}/${h.name}`));
 }
@@ -456,6 +558,8 @@ function readState(stack: string): StateView | undefined {
 }
 
 interface KubectlRunner {
+  /** Runs kubectl; returns its standard output, or undefined when kubectl fails. */
+  text(args: string[]): string | undefined;
   /** Runs kubectl; returns parsed JSON, or undefined when kubectl fails (unreachable cluster, missing namespace). */
   json(args: string[]): unknown;
   /** Runs kubectl; throws RecoveryError when it fails. */
@@ -482,6 +586,10 @@ function kubectlRunner(access: ClusterAccess): KubectlRunner {
       maxBuffer: 256 * 1024 * 1024,
     });
   return {
+    text(args) {
+      const r = exec(args);
+      return r.status === 0 ? r.stdout : undefined;
+    },
     json(args) {
       const r = exec(args);
       if (r.status !== 0) return undefined;

@@ -69,7 +69,10 @@ export interface NvcfReleaseArgs {
   chart: string;
   /** Pinned chart version (catalog or override). */
   version: string;
-  /** Namespace name, taken from the Namespace resource so the release waits for it. */
+  /**
+   * Namespace name. Helm never creates it: pass the plain name and put the Namespace resource (or the pull secret
+   * in it, which waits for the namespace) in `dependsOn`.
+   */
   namespace: pulumi.Input<string>;
   /** Values (may contain secret leaves). */
   values: pulumi.Input<Record<string, unknown>>;

@@ -15,8 +15,20 @@
 #                             same run's release durations scheduled with Helmfile's stage barriers
 #                             (tools/bench-stages.ts) ÷ the program's install (resource phase); its inverse too
 #   gpu-parallel-N/1          N compute-plane stacks `pulumi up` from nothing in parallel shells ÷ one, N = 1, 2, 4
+#                             (NVCF_BENCH_GPU_N, starting with 1); the four are configured alike (dev-gpu-a's
+#                             config, see below)
+#   gpu-1-cpu-s, gpu-1-cluster-cpu-s, gpu-parallel-4-cpu-bound/1
+#                             CPU seconds of one compute-plane `pulumi up` (the CLI and every process below it: the
+#                             program, language host, plugins, kubectl), its kwok cluster's processes over the same
+#                             time, and the ratio 4 such stacks cannot beat on this machine's CPUs from the first
+#                             alone: max(1, 4 x CPU / (CPUs x one's wall time))
+#   load-*                    the 1-minute load average when the figure of the same name was taken
 #   startup-control/compute   command start to the engine's first resource from the program (seconds)
 # Closing table: min / median / max over the runs.
+#
+# The whole script is one compound command ({ ... }), which bash reads completely before running it: editing the
+# checkout (this file included) while a benchmark runs does not change the run.
+{
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -64,7 +76,11 @@ proj="$NVCF_LOCAL_DIR/project"
 rm -rf "$proj" && mkdir -p "$proj"
 tar -C "$ROOT" --exclude=./.git --exclude=./node_modules --exclude=./coverage -cf - . | tar -C "$proj" -xf -
 ln -s "$ROOT/node_modules" "$proj/node_modules"
-for c in c d; do
+# The parallel GPU stacks are alike: dev-gpu-b of the checkout is the all-add-ons cluster (KAI, Grove, Dynamo and
+# their topology releases: five more releases, a critical path about three times dev-gpu-a's), so four stacks
+# with it would measure that one stack's own length, not running in parallel. In the copy, gpu-b, gpu-c and
+# gpu-d are configured as gpu-a is (the control plane registers all four).
+for c in b c d; do
   sed -e "s/gpu-a/gpu-$c/g" "$ROOT/Pulumi.dev-gpu-a.yaml" >"$proj/Pulumi.dev-gpu-$c.yaml"
 done
 awk '{ print } /^      context: kwok-nvcf-gpu-b$/ {
@@ -83,6 +99,41 @@ printf '{"compilerOptions":{"strict":true,"target":"ES2022","module":"commonjs",
 ln -s "$ROOT/node_modules" "$empty/node_modules"
 
 ms() { date +%s%3N; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+# Runs a command as a child subreaper and writes the CPU seconds (user + system) of it and of every process below
+# it to <file>: the CLI does not wait for every plugin and language host it ends, so `time` alone misses them;
+# here they are reparented to this process when their parent exits and reaped, so their CPU counts.
+cpu_run() { # file cmd...
+  python3 -c '
+import ctypes, os, resource, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+rc = 1
+while True:
+    try:
+        p, st = os.wait()
+    except ChildProcessError:
+        break
+    if p == pid:
+        rc = os.waitstatus_to_exitcode(st)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.3f %.3f\n" % (r.ru_utime, r.ru_stime))
+sys.exit(rc if rc >= 0 else 1)
+' "$@"
+}
+# CPU seconds (user + system) the processes of a local cluster have used so far (kwokctl's pid files).
+cluster_cpu() { # cluster name
+  local tick f pid sum=0
+  tick=$(getconf CLK_TCK)
+  for f in "$NVCF_LOCAL_DIR/kwok/clusters/$1/pids/"*.pid; do
+    pid=$(cat "$f" 2>/dev/null) || continue
+    [ -r "/proc/$pid/stat" ] || continue
+    sum=$((sum + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat")))
+  done
+  awk -v s="$sum" -v t="$tick" 'BEGIN { printf "%.3f", s / t }'
+}
 row() { echo "$1 $2" >>"$rows"; }
 secs() { awk -v a="$1" 'BEGIN { printf "%.3f", a / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
@@ -103,7 +154,8 @@ up_logged() { # stack tag
   local stack=$1 tag=$2 t0 sp
   sp=$(cat "$NVCF_LOCAL_DIR/$tag.stamper")
   t0=$(ms)
-  if ! (cd "$proj" && pulumi up -s "$stack" --yes --skip-preview --event-log "$NVCF_LOCAL_DIR/$tag.fifo" >"$NVCF_LOCAL_DIR/$tag.log" 2>&1); then
+  # CPU seconds of the CLI and every process below it (program, language host, plugins, kubectl): cpu_run.
+  if ! (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" pulumi up -s "$stack" --yes --skip-preview --event-log "$NVCF_LOCAL_DIR/$tag.fifo" >"$NVCF_LOCAL_DIR/$tag.log" 2>&1); then
     kill "$sp" 2>/dev/null || true
     tail -30 "$NVCF_LOCAL_DIR/$tag.log" >&2
     die "pulumi up -s $stack failed (log: $NVCF_LOCAL_DIR/$tag.log)"
@@ -148,27 +200,31 @@ clusters_up() {
 clusters_up nvcf-dev "${GPU_CLUSTERS[@]}"
 for i in $(seq 1 "$RUNS"); do
   part base || break
-  log "run $i/$RUNS: pulumi up -s dev"
+  log "run $i/$RUNS: pulumi up -s dev (load $(load1))"
+  row load-up-dev "$(load1)"
   f=$(up_with_log dev "up-dev-$i")
   row startup-control-s "$(secs "$(field "$f" startupMs)")"
   row up-phase-s "$(secs "$(field "$f" resourcePhaseMs)")"
   row up-critical-path-s "$(secs "$(field "$f" criticalPathMs)")"
   row up-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
 
-  log "run $i/$RUNS: no-op previews (program, empty program)"
+  log "run $i/$RUNS: no-op previews (program, empty program; load $(load1))"
+  row load-preview "$(load1)"
   p=$(cd "$proj" && timed_ms pulumi preview -s dev --expect-no-changes) || die "no-op preview of dev shows changes or fails"
   e=$(cd "$empty" && timed_ms pulumi preview -s empty --expect-no-changes) || die "preview of the empty program failed"
   row preview-noop-s "$(secs "$p")"
   row preview-empty-s "$(secs "$e")"
   row preview-noop/empty "$(ratio "$p" "$e")"
 
-  log "run $i/$RUNS: GPU stacks 1, 2, 4 in parallel"
+  log "run $i/$RUNS: GPU stacks ${NVCF_BENCH_GPU_N:-1 2 4} in parallel (load $(load1))"
   one=0
-  for n in 1 2 4; do
+  for n in ${NVCF_BENCH_GPU_N:-1 2 4}; do
     letters=(a b c d)
     pids=()
     # Every stamper reads before the first `pulumi up` starts: their start-up is not part of any run.
     for c in "${letters[@]:0:$n}"; do start_stamper "up-gpu-$c-$n-$i"; done
+    row "load-gpu-parallel-$n" "$(load1)"
+    kc0=$(cluster_cpu nvcf-gpu-a)
     for c in "${letters[@]:0:$n}"; do
       up_logged "dev-gpu-$c" "up-gpu-$c-$n-$i" >"$NVCF_LOCAL_DIR/figures-gpu-$c-$n-$i.json" &
       pids+=("$!")
@@ -179,6 +235,13 @@ for i in $(seq 1 "$RUNS"); do
       awk 'NR == 1 || $1 < s { s = $1 } $2 > e { e = $2 } END { print e - s }')
     if [ "$n" = 1 ]; then
       one=$w
+      # One stack's CPU: its CLI process tree (cpu_run), and its cluster's processes over the same time (an idle
+      # cluster's own upkeep included). The bound counts the CLI tree only: no schedule of 4 stacks on this
+      # machine's CPUs finishes sooner than 4 x that CPU / CPUs, whatever the clusters and other work add.
+      cpu1=$(awk '{ printf "%.3f", $1 + $2 }' "$NVCF_LOCAL_DIR/up-gpu-a-1-$i.cpu")
+      row gpu-1-cpu-s "$cpu1"
+      row gpu-1-cluster-cpu-s "$(awk -v k0="$kc0" -v k1="$(cluster_cpu nvcf-gpu-a)" 'BEGIN { printf "%.3f", k1 - k0 }')"
+      row gpu-parallel-4-cpu-bound/1 "$(awk -v c="$cpu1" -v w="$w" -v p="$(nproc)" 'BEGIN { b = 4 * c / (p * w / 1000); printf "%.3f", (b > 1 ? b : 1) }')"
       row startup-compute-s "$(secs "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" startupMs)")"
       row gpu-up-phase/critical-path "$(ratio "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" resourcePhaseMs)" "$(field "$(cat "$NVCF_LOCAL_DIR/figures-gpu-a-1-$i.json")" criticalPathMs)")"
     fi
@@ -198,7 +261,8 @@ if part real; then
 fi
 for i in $(seq 1 "$RUNS"); do
   part real || break
-  log "run $i/$RUNS: pulumi up -s dev under the readiness profile"
+  log "run $i/$RUNS: pulumi up -s dev under the readiness profile (load $(load1))"
+  row load-real "$(load1)"
   f=$(up_with_log dev "up-dev-real-$i")
   install=$(field "$f" resourcePhaseMs)
   sched=$(field "$f" stageScheduleMs)
@@ -216,3 +280,6 @@ echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs
 "${ANALYZE[@]}" stats "$rows"
 echo
 echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5"
+echo "gpu-parallel-4-cpu-bound/1 is what this machine's $(nproc) CPUs allow at best for gpu-parallel-4/1 (other work on the machine adds to it)"
+exit
+}

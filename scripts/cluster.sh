@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The embedded default: throwaway local Kubernetes control planes (kwok, binary runtime, 127.0.0.1).
 #
-#   bash scripts/cluster.sh up [NAME...]     create or start the clusters (default: all three); harmless twice
+#   bash scripts/cluster.sh up [NAME...]     create or start the clusters (default: all three), or restart the
+#                                            components that stopped; harmless twice
 #   bash scripts/cluster.sh down [NAME...]   delete them; leaves no process behind
 #   bash scripts/cluster.sh status           list clusters and whether they answer
 #   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
@@ -28,6 +29,9 @@
 # only (kwokctl option bindAddress, from the configuration file written by kwokctl_config).
 # kwokctl fixes every cluster's service-account issuer to https://kubernetes.default.svc.cluster.local
 # (nvcf-cli warns about that shared issuer, as it would on vanilla clusters).
+# No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
+# stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
+# and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -64,6 +68,16 @@ done
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
 
 exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
+
+# True when every component of the cluster whose pid file kwokctl wrote is still running.
+all_running() {
+  local f pid
+  for f in "$KWOK_WORKDIR/clusters/$1/pids"/*.pid; do
+    [ -f "$f" ] || return 1
+    pid=$(cat "$f")
+    kill -0 "$pid" 2>/dev/null || return 1
+  done
+}
 
 # Capacity (= allocatable) of a node as a JSON object: what node_yaml sets and `up` re-applies.
 node_capacity_json() { # gpu(0|1)
@@ -139,7 +153,9 @@ EOF
 # kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
 # bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
 # controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
-# manager's host-path provisioner backs the StorageClass of storage_yaml.
+# manager's host-path provisioner backs the StorageClass of storage_yaml. Leader election is off for the
+# controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
+# for more than the lease's renew deadline (10 s), and nothing restarts them here.
 kwokctl_config() {
   local f="$KWOK_WORKDIR/nvcf-kwokctl.yaml"
   cat >"$f" <<'EOF'
@@ -152,6 +168,12 @@ componentsPatches:
     extraArgs:
       - key: enable-hostpath-provisioner
         value: "true"
+      - key: leader-elect
+        value: "false"
+  - name: kube-scheduler
+    extraArgs:
+      - key: leader-elect
+        value: "false"
 EOF
   [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
   echo "$f"
@@ -298,7 +320,9 @@ up_one() {
   if exists "$name"; then
     [ "$(profile_of "$name")" = "$READINESS_PROFILE" ] ||
       die "cluster $name was created with readiness profile $(profile_of "$name"), not $READINESS_PROFILE: bash scripts/cluster.sh down $name first"
-    if ! k "$name" get --raw /readyz >/dev/null 2>&1; then
+    # Also when the API server answers but a component is gone (e.g. a cluster made before leader election was
+    # turned off, see kwokctl_config): kwokctl start starts only the components that are not running.
+    if ! k "$name" get --raw /readyz >/dev/null 2>&1 || ! all_running "$name"; then
       log "cluster $name: starting"
       kwokctl start cluster --name "$name" --wait 2m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not start $name"; }
     else
@@ -356,6 +380,7 @@ up_one() {
       "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
   fi
   check_loopback "$name"
+  operator_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
 
@@ -380,8 +405,50 @@ check_loopback() {
   [ -z "$bad" ] || die "cluster $name: components listen beyond 127.0.0.1: $bad"
 }
 
+# The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator; what it does and does not do is in its
+# header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script),
+# pid file and log in $OPERATOR_DIR. It reads the cluster through the cluster's own kubeconfig under the kwok
+# work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir catches it.
+OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
+operator_pid() { # name -> the running stand-in's pid (fails when none runs)
+  local pid cmd
+  pid=$(cat "$OPERATOR_DIR/$1.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) &&
+    [[ "$cmd" == *"nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "* ]] && echo "$pid"
+}
+operator_start() {
+  local name=$1 pid i
+  [ "$name" != nvcf-dev ] || return 0
+  mkdir -p "$OPERATOR_DIR"
+  if pid=$(operator_pid "$name"); then
+    log "cluster $name: stand-in NVCA operator already running (pid $pid)"
+    return 0
+  fi
+  rm -f "$OPERATOR_DIR/$name.pid"
+  setsid -f node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
+    --context "kwok-$name" --kubectl "$(command -v kubectl)" --state "$OPERATOR_DIR/$name.state" \
+    --pid-file "$OPERATOR_DIR/$name.pid" </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
+  for i in $(seq 1 50); do
+    pid=$(operator_pid "$name") && { log "cluster $name: stand-in NVCA operator started (pid $pid, log $OPERATOR_DIR/$name.log)"; return 0; }
+    sleep 0.2
+  done
+  tail -n 20 "$OPERATOR_DIR/$name.log" >&2 || true
+  die "cluster $name: the stand-in NVCA operator did not start (log $OPERATOR_DIR/$name.log)"
+}
+operator_stop() {
+  local name=$1 pid i
+  if pid=$(operator_pid "$name"); then
+    kill "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+    log "cluster $name: stand-in NVCA operator stopped"
+  fi
+  rm -f "$OPERATOR_DIR/$name.pid" "$OPERATOR_DIR/$name.state"
+}
+
 down_one() {
   local name=$1
+  operator_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: build (or reuse) the toolchain, start the local clusters, then
 # `pulumi up` the control plane (stack dev) and the two GPU clusters' compute planes (dev-gpu-a,
-# dev-gpu-b), and print their outputs. Re-running it is harmless (everything is idempotent).
+# dev-gpu-b), print their outputs, and verify the environment with `nvcf status --env dev` (exit 6 when
+# unhealthy; on the local GPU clusters the NVCFBackend and agent come from cluster.sh's stand-in NVCA
+# operator). Re-running it is harmless (everything is idempotent).
 #   bash scripts/main.sh            up
 #   bash scripts/main.sh destroy    destroy in the only safe order (compute planes first), stop the clusters
 set -euo pipefail
@@ -40,4 +42,6 @@ for s in dev "${COMPUTE_STACKS[@]}"; do
   log "outputs of $s"
   pulumi stack output -s "$s"
 done
+log "nvcf status --env dev"
+npx nvcf status --env dev
 log "done: control plane dev and compute planes ${COMPUTE_STACKS[*]} are up (KUBECONFIG=$KUBECONFIG)"

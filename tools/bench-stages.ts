@@ -1,6 +1,7 @@
 /**
- * Helmfile's order of the control-plane releases, for the stage-barrier schedule of scripts/bench.sh
- * (tools/bench-analyze.ts `stageSchedule`).
+ * NVIDIA's Helmfile files of the control plane, restated once for both their readers: the stage-barrier schedule
+ * of scripts/bench.sh (tools/bench-analyze.ts `stageSchedule`, which needs the files and their order) and the
+ * catalog's fidelity test (tests/unit/catalog.test.ts, which needs every release's `needs:`, `helmfileNeeds`).
  *
  * NVIDIA's self-managed stack (`deploy/stacks/self-managed/helmfile.d/`) is four files that Helmfile runs one
  * after the other: `00-observability-infrastructure` (which pulls in the observability sub-stack's
@@ -25,7 +26,7 @@ export const CONTROL_PLANE_STAGES: readonly HelmfileStage[] = [
       "prometheus-operator-crds": [],
       "opentelemetry-operator": ["prometheus-operator-crds"],
       "victoria-metrics": [],
-      "otel-collector": ["opentelemetry-operator"],
+      "otel-collector": ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
       "default-monitors": ["prometheus-operator-crds"],
     },
   },
@@ -69,3 +70,24 @@ export const CONTROL_PLANE_STAGES: readonly HelmfileStage[] = [
     },
   },
 ];
+
+/**
+ * Every release's Helmfile `needs:` across the files, by this project's release name (every optional release listed,
+ * every condition of the files taken as true). Input: the files (default: the control
+ * plane's). Output: release name → the releases it needs, in the files' order. Throws when a release is in two
+ * files or needs a release of no file (a mistake in the table).
+ */
+export function helmfileNeeds(
+  stages: readonly HelmfileStage[] = CONTROL_PLANE_STAGES,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const stage of stages)
+    for (const [release, needs] of Object.entries(stage.releases)) {
+      if (release in out) throw new Error(`release ${release} is listed in two Helmfile files`);
+      out[release] = [...needs];
+    }
+  for (const [release, needs] of Object.entries(out))
+    for (const n of needs)
+      if (!(n in out)) throw new Error(`release ${release} needs ${n}, which no Helmfile file lists`);
+  return out;
+}

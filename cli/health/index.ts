@@ -42,6 +42,8 @@ export interface HealthOptions extends CheckOptions {
   retryForSeconds?: number;
   /** Seconds between re-checks (default 10). */
   retryIntervalSeconds?: number;
+  /** Called before each wait for a re-check, with the unhealthy findings and the seconds until the deadline. */
+  onRetry?: (unhealthy: Finding[], secondsLeft: number) => void;
 }
 
 /** The namespace a control-plane release goes into (as components/controlPlane.ts `releaseNamespace`). */
@@ -194,8 +196,9 @@ export async function checkHealth(env: Environment, opts: HealthOptions = {}): P
   const deadline = Date.now() + (opts.retryForSeconds ?? 0) * 1000;
   for (;;) {
     const findings = (await Promise.all([control, ...compute].map((s) => stackHealth(s, opts)))).flat();
-    const unhealthy = findings.some((f) => !f.ok && f.severity === "error");
-    if (!unhealthy || Date.now() >= deadline) return findings;
+    const unhealthy = findings.filter((f) => !f.ok && f.severity === "error");
+    if (unhealthy.length === 0 || Date.now() >= deadline) return findings;
+    opts.onRetry?.(unhealthy, Math.ceil((deadline - Date.now()) / 1000));
     await new Promise((r) => setTimeout(r, (opts.retryIntervalSeconds ?? 10) * 1000));
   }
 }

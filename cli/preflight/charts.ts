@@ -5,7 +5,6 @@
  * pinned version; an OCI or HTTPS chart is pulled with the Helm CLI into a temporary directory, with the
  * configured credentials when the chart takes them (password on standard input, never on the command line).
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,6 +14,7 @@ import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from ".
 import type { ChartSourceSettings } from "../../catalog/sources";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { execCommand } from "../kube";
 import type { Finding } from "../types";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
 
@@ -133,33 +133,15 @@ export function checkLocalChart(c: ChartToCheck, projectDir: string): Finding {
   return pass("charts.pull", c.stack, obj, `${c.resolved.chart} holds ${c.chart} ${c.version}`);
 }
 
-function run(
+/** Runs a command (no shell; `input` on standard input), both streams in `out`, never rejecting. */
+async function run(
   cmd: string,
   args: string[],
   input?: string,
   timeoutMs = 120000,
 ): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      cmd,
-      args,
-      // process.env passed on explicitly (see cli/kube.ts): KUBECONFIG, HELM_* as this module sees them.
-      { timeout: timeoutMs, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: process.env },
-      (err, stdout, stderr) => {
-        const code =
-          err === null
-            ? 0
-            : typeof (err as { code?: unknown }).code === "number"
-              ? (err as { code: number }).code
-              : 1;
-        resolve({
-          code,
-          out: `${stdout ?? ""}\n${stderr ?? ""}${(err as { code?: unknown } | null)?.code === "ENOENT" ? `\nspawn ${cmd} ENOENT` : ""}`,
-        });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
-  });
+  const r = await execCommand(cmd, args, { timeoutMs, input });
+  return { code: r.code, out: `${r.stdout}\n${r.stderr}${r.notFound ? `\nspawn ${cmd} ENOENT` : ""}` };
 }
 
 /** A likely cause from Helm's message. */

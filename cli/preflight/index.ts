@@ -1,6 +1,7 @@
 /**
  * `runPreflight`: every check of issue 10 point 2, before anything is touched. Read-only: it reads each stack's
- * cluster with kubectl (cli/kube.ts) and the chart sources, and never writes to a cluster or a stack.
+ * cluster with kubectl (cli/kube.ts), the chart sources and the image registries (a login and one manifest
+ * lookup per credential, cli/preflight/images.ts), and never writes to a cluster or a stack.
  *
  * Clusters: the control plane's (`nvcf:kubernetes.context` / `nvcf:kubeconfig` of the control stack), each GPU
  * cluster's as its compute stack reaches it, and as the control plane's registration reaches it
@@ -38,6 +39,7 @@ import {
   stackCluster,
 } from "./context";
 import { type ClusterFacts, type FactNeeds, gatherFacts } from "./facts";
+import { checkImages } from "./images";
 
 export type { CheckOptions } from "./context";
 
@@ -86,7 +88,8 @@ async function read(access: ClusterAccess, stack: string, needs: FactNeeds): Pro
 /**
  * Runs every preflight check of an environment. Input: the environment (cli/types.ts) and options (a
  * kubeconfig file instead of the ambient one; a `secrets` callback giving a stack's decrypted config, without
- * which checks that need a secret are skipped with a warning; the kubectl and Helm binaries). Output: one
+ * which checks that need a secret — chart and image registry logins among them — are skipped with a warning;
+ * the kubectl and Helm binaries). Output: one
  * `Finding` per check and object, passing ones included, control plane first. Throws `ConfigError` when a
  * stack's config is invalid (validate first), nothing else: a check that cannot run becomes a finding.
  */
@@ -105,7 +108,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
     a.kube.target.kubeconfig === b.kube.target.kubeconfig;
   try {
     const compReads = compAccess.map((a, i) => read(a, compute[i].file.stack, { kai: true }));
-    const [ctl, comps, regs, charts] = await Promise.all([
+    const [ctl, comps, regs, charts, images] = await Promise.all([
       read(ctlAccess, control.file.stack, { gateways: true, certManager: true }),
       Promise.all(compReads),
       Promise.all(
@@ -118,6 +121,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ),
       ),
       checkCharts([control, ...compute], env.projectDir, opts.helm),
+      checkImages([control, ...compute]),
     ]);
     const out: Finding[] = [ctl.finding];
     const cs = control.file.stack;
@@ -180,7 +184,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ),
       );
     });
-    out.push(...charts);
+    out.push(...charts, ...images);
     return out;
   } finally {
     for (const a of all) a.cleanup();

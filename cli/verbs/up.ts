@@ -5,7 +5,8 @@
  * 2. preflight (cli/preflight `runPreflight`; EXIT.preflight, nothing touched);
  * 3. `pulumi up` of the control plane, then of the compute planes in parallel (at most `--parallel` at once),
  *    with live progress per stack and per release (EXIT.config / EXIT.deployment on failure);
- * 4. verification (cli/health `checkHealth`; EXIT.health when anything is unhealthy).
+ * 4. verification (cli/health `checkHealth`, re-checking for up to `--verify-seconds` while an item is not
+ *    healthy yet; EXIT.health when anything is still unhealthy).
  */
 import type { Stack } from "@pulumi/pulumi/automation";
 import { Progress } from "../progress";
@@ -22,6 +23,11 @@ export interface UpOptions {
   parallel: number;
   policyPack?: string[];
   kubeconfig?: string;
+  /**
+   * Seconds verification keeps re-checking while an item is unhealthy (default 600: the NVCA operator may take
+   * up to 10 minutes to report its agent healthy, docs/upstream-facts.md §4); 0 checks once.
+   */
+  verifySeconds?: number;
 }
 
 /** Progress drawn in place only on a terminal and without `--plain`. */
@@ -118,7 +124,17 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
   const { checkHealth } = await import("../health");
   const registrations = await a.registrationsOf(env);
   const health = await a.asConfigError(() =>
-    checkHealth(env, { kubeconfig: opts.kubeconfig, secrets, registrations }),
+    checkHealth(env, {
+      kubeconfig: opts.kubeconfig,
+      secrets,
+      registrations,
+      retryForSeconds: opts.verifySeconds ?? 600,
+      onRetry: (unhealthy, left) =>
+        out(
+          `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ` +
+            `${unhealthy[0].object}: ${unhealthy[0].found}); checking again, for up to ${left} s more`,
+        ),
+    }),
   );
   return printFindings("verification", health, { failCode: EXIT.health }, out);
 }

@@ -4,7 +4,9 @@
  * on the cluster (or in the stack config) one at a time, the right finding is asserted, and the condition is
  * restored. After a real `pulumi up` of dev and dev-gpu-a (pulumi CLI, private state, a copy of the project)
  * every health check passes; each health condition is broken and restored the same way. The NVCFBackend and
- * the agent pod are created here as the real NVCA operator creates them (the stand-in operator runs nothing).
+ * the agent come from the stand-in NVCA operator scripts/cluster.sh runs next to each local GPU cluster
+ * (tests/bin/nvca-operator), as the real operator creates them; the health conditions broken here are ones it
+ * does not reconcile (it acts at start-up and on the NVCFBackend's deletion only).
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -70,7 +72,14 @@ function devEnv(compute = ["dev-gpu-a", "dev-gpu-b"]): Environment {
   return { name: "dev", projectDir: work, control: stackFile("dev"), compute: compute.map(stackFile) };
 }
 
-const failing = (fs: readonly Finding[]) => fs.filter((f) => !f.ok);
+/**
+ * A finding the embedded default cannot avoid: images.pull (cli/preflight/images.ts) logs in to the image
+ * registry with the pull-secret credentials, and the dev stacks' registry is a stand-in name under `.test`
+ * that nothing serves, so it warns "not checked". Every other warning or failure counts.
+ */
+const unavoidable = (f: Finding) =>
+  f.check === "images.pull" && f.severity === "warning" && f.found.startsWith("not checked: ");
+const failing = (fs: readonly Finding[]) => fs.filter((f) => !f.ok && !unavoidable(f));
 const show = (fs: readonly Finding[]) =>
   fs.map((f) => `${f.severity} ${f.check} ${f.stack} ${f.object}: ${f.found}`).join("\n");
 /** The failing findings, asserted to be exactly the expected (check, object) pairs. */
@@ -88,12 +97,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  // Best effort: no stack left behind. The stand-in agent pod must go first (the drain waits for nvca-system to empty).
-  run(
-    "kubectl",
-    ["--context", "kwok-nvcf-gpu-a", "delete", "pod", "-n", "nvca-system", "--all", "--wait=false"],
-    { allowFail: true },
-  );
+  // Best effort: no stack left behind (compute plane first).
   for (const s of ["dev-gpu-a", "dev"])
     run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", s, "--non-interactive"], { allowFail: true });
   fs.rmSync(work, { recursive: true, force: true });
@@ -404,43 +408,38 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
     for (const s of ["dev", "dev-gpu-a"]) run("pulumi", ["stack", "init", s, "--non-interactive"]);
     pulumi("dev", "up", "--yes", "--skip-preview");
     pulumi("dev-gpu-a", "up", "--yes", "--skip-preview");
-    // What the real operator does once it runs: create the NVCFBackend named after the cluster, report it
-    // healthy, and start the agent pod in nvca-system.
-    apply("gpu-a", {
-      apiVersion: "nvcf.nvidia.io/v1alpha1",
-      kind: "NVCFBackend",
-      metadata: { name: "gpu-a", namespace: "nvca-operator" },
-      spec: {},
-    });
-    nvca(
-      "patch",
-      "nvcfbackend",
-      "gpu-a",
-      "-n",
-      "nvca-operator",
-      "--subresource=status",
-      "--type=merge",
-      "-p",
-      '{"status":{"agentStatus":"healthy"}}',
-    );
-    apply("gpu-a", agentPod());
-    nvca("wait", "--for=condition=Ready", "pod/nvca-0", "-n", "nvca-system", "--timeout=60s");
   }, 900_000);
 
-  function agentPod(pending = false) {
-    return {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "nvca-0", namespace: "nvca-system", labels: { "app.kubernetes.io/name": "nvca" } },
-      spec: {
-        containers: [{ name: "nvca", image: "nvcr.io/nvidia/nvcf-byoc/nvca:stand-in" }],
-        ...(pending ? { nodeSelector: { "nvcf.test/no-such-node": "true" } } : {}),
-      },
-    };
+  /** The agent's pods (the stand-in operator's Deployment nvca-system/nvca), name → phase. */
+  const agentPods = () =>
+    Object.fromEntries(
+      nvca(
+        "get",
+        "pods",
+        "-n",
+        "nvca-system",
+        "-l",
+        "app.kubernetes.io/name=nvca",
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.name}={.status.phase}{"\\n"}{end}',
+      )
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("=")),
+    );
+  /** Polls `probe` every second until it returns a value, for at most `seconds`. */
+  async function until<T>(what: string, probe: () => T | undefined, seconds = 60): Promise<T> {
+    for (let i = 0; i < seconds; i++) {
+      const v = probe();
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    throw new Error(`timed out after ${seconds}s waiting for ${what}`);
   }
 
-  test("every health check passes", async () => {
-    const f = await checkHealth(env());
+  test("every health check passes (once the operator has created its NVCFBackend and agent)", async () => {
+    // The operator acts after its release is deployed: re-check for up to a minute, as `nvcf up` may.
+    const f = await checkHealth(env(), { retryForSeconds: 60, retryIntervalSeconds: 2 });
     expect(show(failing(f))).toBe("");
     const checks = new Set(f.map((x) => x.check));
     for (const c of [
@@ -608,6 +607,8 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
       '{"status":{"agentStatus":"unhealthy"}}',
     );
     try {
+      // Longer than the stand-in operator's period (3 s): it reports a status only while none is reported.
+      await new Promise((r) => setTimeout(r, 5000));
       const [f] = expectFailures(await checkHealth(env()), [
         ["health.nvcfbackend", "NVCFBackend nvca-operator/gpu-a"],
       ]);
@@ -625,16 +626,49 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
         '{"status":{"agentStatus":"healthy"}}',
       );
     }
-    nvca("delete", "pod", "nvca-0", "-n", "nvca-system", "--wait=true");
-    apply("gpu-a", agentPod(true));
+    // A rollout the scheduler cannot place (the operator does not revert the agent's spec): the new pod stays
+    // Pending next to the old one.
+    const ready = Object.keys(agentPods());
+    nvca(
+      "patch",
+      "deployment",
+      "nvca",
+      "-n",
+      "nvca-system",
+      "--type=merge",
+      "-p",
+      JSON.stringify({
+        spec: { template: { spec: { nodeSelector: { "nvcf.test/no-such-node": "true" } } } },
+      }),
+    );
     try {
-      const [f] = expectFailures(await checkHealth(env()), [["health.agent", "pod nvca-system/nvca-0"]]);
+      const pending = await until(
+        "the agent's Pending pod",
+        () =>
+          Object.entries(agentPods()).find(([n, phase]) => phase === "Pending" && !ready.includes(n))?.[0],
+      );
+      const [f] = expectFailures(await checkHealth(env()), [["health.agent", `pod nvca-system/${pending}`]]);
       expect(f.found).toMatch(/^not Ready \(phase Pending/);
     } finally {
-      nvca("delete", "pod", "nvca-0", "-n", "nvca-system", "--wait=true");
-      apply("gpu-a", agentPod());
-      nvca("wait", "--for=condition=Ready", "pod/nvca-0", "-n", "nvca-system", "--timeout=60s");
+      nvca("rollout", "undo", "deployment/nvca", "-n", "nvca-system");
+      nvca("rollout", "status", "deployment/nvca", "-n", "nvca-system", "--timeout=60s");
+      await until("only Running agent pods", () =>
+        Object.values(agentPods()).every((p) => p === "Running") ? true : undefined,
+      );
     }
+  });
+
+  test("no agent pod (the agent scaled to zero, which the operator does not undo)", async () => {
+    nvca("scale", "deployment/nvca", "-n", "nvca-system", "--replicas=0");
+    try {
+      await until("no agent pod", () => (Object.keys(agentPods()).length === 0 ? true : undefined));
+      const [f] = expectFailures(await checkHealth(env()), [["health.agent", "pods nvca-system/nvca-*"]]);
+      expect(f.found).toBe("no NVCA agent pod");
+    } finally {
+      nvca("scale", "deployment/nvca", "-n", "nvca-system", "--replicas=1");
+      nvca("rollout", "status", "deployment/nvca", "-n", "nvca-system", "--timeout=60s");
+    }
+    expect(show(failing(await checkHealth(env())))).toBe("");
   });
 
   test("a route its Gateway did not accept (status as the controller writes it)", async () => {

@@ -7,14 +7,15 @@
  * lines and exit 3, by `up` before anything is touched and by `preview` through the engine → `nvcf up --env
  * dev --yes --plain` from nothing brings up dev, dev-gpu-a and dev-gpu-b with progress lines, then verifies
  * → a second preview changes nothing (exit 0) and a config change is drift (exit 7) → `status` is healthy
- * (exit 0, also as JSON) → destroying the control plane alone is refused (exit 5) → `destroy` leaves no
- * stack namespace on any cluster. No secret appears in anything the command printed.
+ * (exit 0, also as JSON) → a second `up` changes nothing → destroying the control plane alone is refused
+ * (exit 5) → `destroy` leaves no stack namespace on any cluster. No secret appears in anything the command
+ * printed. The NVCFBackend and the agent on each GPU cluster come from the stand-in NVCA operator that
+ * scripts/cluster.sh runs next to each local GPU cluster (tests/bin/nvca-operator); nothing here emulates it.
  */
-import { type SpawnSyncReturns, execFile, spawn, spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { EXIT, type Finding } from "../../cli/types";
 import { copyProject } from "./project";
 
@@ -60,102 +61,21 @@ function nvcf(...args: string[]): { code: number | null; out: string; err: strin
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** `npx nvcf <args>` like `nvcf`, but asynchronous, so the stand-in operator below can act while it runs. */
-function nvcfAsync(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["nvcf", ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      transcript.push(`$ nvcf ${args.join(" ")}\n${out}\n${err}`);
-      resolve({ code, out, err });
-    });
-  });
-}
-
-const execFileAsync = promisify(execFile);
-/** kubectl on one of the GPU clusters; resolves to its stdout, or `undefined` when it failed. */
-async function kubectlAsync(cluster: string, ...args: string[]): Promise<string | undefined> {
-  try {
-    const r = await execFileAsync("kubectl", ["--context", `kwok-nvcf-${cluster}`, ...args], { env });
-    return r.stdout;
-  } catch {
-    return undefined;
-  }
-}
+const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
 
 /**
- * What the real NVCA operator does on each GPU cluster, which the stand-in operator chart does not (it runs
- * nothing), done here while a command runs, as tests/e2e/checks.test.ts does it by hand: once the operator's
- * `nvcfbackend-self-managed` ConfigMap exists, create the NVCFBackend named after the cluster, report it
- * healthy and start the agent pod in nvca-system; once the NVCFBackend is deleted (the stack's drain step),
- * remove the agent pod. Polls every 2 s until `done()`.
+ * The preflight block that opens `up`'s output: any `WARN` lines (a check that cannot run on the embedded
+ * default, e.g. credentials against a registry that does not exist, warns), then the summary with nothing
+ * failed and the counts adding up. Returns the summary's index.
  */
-async function standInOperator(done: () => boolean): Promise<void> {
-  const started = new Set<string>();
-  while (!done()) {
-    for (const c of ["gpu-a", "gpu-b"]) {
-      const backend = await kubectlAsync(c, "get", "nvcfbackend", c, "-n", "nvca-operator", "-o", "name");
-      if (!started.has(c)) {
-        const cm = await kubectlAsync(
-          c,
-          "get",
-          "cm",
-          "nvcfbackend-self-managed",
-          "-n",
-          "nvca-operator",
-          "-o",
-          "name",
-        );
-        if (!cm) continue;
-        const file = path.join(work, `${c}-operator.json`);
-        fs.writeFileSync(
-          file,
-          JSON.stringify({ apiVersion: "v1", kind: "List", items: [nvcfBackend(c), AGENT_POD] }),
-        );
-        if ((await kubectlAsync(c, "apply", "-f", file)) === undefined) continue;
-        const status = '{"status":{"agentStatus":"healthy"}}';
-        const patch = ["--subresource=status", "--type=merge", "-p", status];
-        if ((await kubectlAsync(c, "patch", "nvcfbackend", c, "-n", "nvca-operator", ...patch)) === undefined)
-          continue;
-        started.add(c);
-      } else if (backend === undefined || backend.trim() === "") {
-        await kubectlAsync(c, "delete", "pod", "-n", "nvca-system", "--all", "--wait=false");
-      }
-    }
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+function preflightPassed(out: string[]): number {
+  const i = out.findIndex((l) => l.startsWith("preflight: "));
+  expect(out.slice(0, i).filter((l) => !l.startsWith("WARN "))).toEqual([]);
+  const m = /^preflight: (\d+) checks, (\d+) passed, 0 failed, (\d+) warnings?$/.exec(out[i] ?? "");
+  expect([out[i], !!m && Number(m[1]) === Number(m[2]) + Number(m[3])]).toEqual([out[i], true]);
+  expect(Number(m?.[3])).toBe(i);
+  return i;
 }
-
-const nvcfBackend = (cluster: string) => ({
-  apiVersion: "nvcf.nvidia.io/v1alpha1",
-  kind: "NVCFBackend",
-  metadata: { name: cluster, namespace: "nvca-operator" },
-  spec: {},
-});
-const AGENT_POD = {
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name: "nvca-0", namespace: "nvca-system", labels: { "app.kubernetes.io/name": "nvca" } },
-  spec: { containers: [{ name: "nvca", image: "nvcr.io/nvidia/nvcf-byoc/nvca:stand-in" }] },
-};
-
-/** Runs `nvcf <args>` with the stand-in operator acting on the GPU clusters meanwhile. */
-async function withOperator(...args: string[]) {
-  let finished = false;
-  const operator = standInOperator(() => finished);
-  try {
-    return await nvcfAsync(...args);
-  } finally {
-    finished = true;
-    await operator;
-  }
-}
-
-const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
 const namespaces = (context: string) =>
   run("kubectl", ["--context", context, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}"])
     .stdout.split(" ")
@@ -182,18 +102,7 @@ afterAll(() => {
   // The command lines and what they printed, for documentation (the README's transcripts of the nvcf command were taken from one).
   const keep = process.env["NVCF_E2E_TRANSCRIPT"];
   if (keep) fs.writeFileSync(keep, transcript.join("\n"));
-  // Best effort: leave nothing behind when a test failed half-way (agent pods, then compute planes first).
-  for (const c of ["gpu-a", "gpu-b"])
-    run("kubectl", [
-      "--context",
-      `kwok-nvcf-${c}`,
-      "delete",
-      "pod",
-      "-n",
-      "nvca-system",
-      "--all",
-      "--wait=false",
-    ]);
+  // Best effort: leave nothing behind when a test failed half-way (compute planes first).
   for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"])
     run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", s, "--non-interactive"]);
   fs.rmSync(work, { recursive: true, force: true });
@@ -236,19 +145,19 @@ describe("a bad config", () => {
 describe("up, preview, status, destroy", () => {
   let up = { code: null as number | null, out: "", err: "" };
 
-  test("nvcf up --env dev --yes --plain brings up dev and both GPU clusters from nothing, then verifies", async () => {
-    up = await withOperator("up", "--env", "dev", "--yes", "--plain");
+  test("nvcf up --env dev --yes --plain brings up dev and both GPU clusters from nothing, then verifies", () => {
+    up = nvcf("up", "--env", "dev", "--yes", "--plain");
     if (up.code !== 0) throw new Error(`nvcf up exited ${up.code}\n${up.out}\n${up.err}`);
     const out = lines(up.out);
     expect(up.out).not.toContain("\u001b[");
-    // Preflight first, all passing, then the control plane, then the two GPU clusters, then verification.
-    expect(out[0]).toMatch(/^preflight: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+    // Preflight first, nothing failing, then the control plane, then the two GPU clusters, then verification.
+    const pre = preflightPassed(out);
     const at = (re: RegExp) => out.findIndex((l) => re.test(l));
     const stamp = "^\\[ *\\d+s\\] ";
     const line = (stack: string, text: string) => new RegExp(`${stamp}${stack} +${text}$`);
     const devDone = at(line("dev", "up done in \\d+m?\\d*s: \\d+ created"));
-    expect(at(line("dev", "up started"))).toBe(1);
-    expect(devDone).toBeGreaterThan(1);
+    expect(at(line("dev", "up started"))).toBe(pre + 1);
+    expect(devDone).toBeGreaterThan(pre + 1);
     for (const s of ["dev-gpu-a", "dev-gpu-b"]) {
       expect(at(line(s, "up started"))).toBeGreaterThan(devDone);
       expect(at(line(s, "up done in \\d+m?\\d*s: \\d+ created"))).toBeGreaterThan(devDone);
@@ -257,7 +166,7 @@ describe("up, preview, status, destroy", () => {
     // Per release: when it starts and when it is done, with its duration.
     for (const r of ["cassandra", "openbao-server", "api"]) {
       const started = at(line("dev", `release ${r} installing`));
-      expect(started).toBeGreaterThan(1);
+      expect(started).toBeGreaterThan(pre + 1);
       expect(at(line("dev", `release ${r} installed \\(\\d+m?\\d*s\\)`))).toBeGreaterThan(started);
     }
     expect(at(line("dev-gpu-b", "release kai-scheduler installed \\(\\d+m?\\d*s\\)"))).toBeGreaterThan(
@@ -265,7 +174,10 @@ describe("up, preview, status, destroy", () => {
     );
     expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
     // Every line is preflight, a progress line or the verification summary.
-    expect(out.filter((l) => !new RegExp(stamp).test(l))).toEqual([out[0], out[out.length - 1]]);
+    expect(out.filter((l) => !new RegExp(stamp).test(l))).toEqual([
+      ...out.slice(0, pre + 1),
+      out[out.length - 1],
+    ]);
     for (const c of CONTEXTS) expect(namespaces(c).length).toBeGreaterThan(before.get(c)?.length ?? 0);
   }, 1_200_000);
 
@@ -303,7 +215,32 @@ describe("up, preview, status, destroy", () => {
     const findings = JSON.parse(j.out) as Finding[];
     expect(new Set(findings.map((f) => f.stack))).toEqual(new Set(["dev", "dev-gpu-a", "dev-gpu-b"]));
     expect(findings.filter((f) => !f.ok)).toEqual([]);
+    // The operator's objects on each GPU cluster: its NVCFBackend, named after the cluster, and the agent.
+    for (const c of ["gpu-a", "gpu-b"]) {
+      const of = (check: string) =>
+        findings.filter((f) => f.stack === `dev-${c}` && f.check === check).map((f) => [f.object, f.found]);
+      expect(of("health.nvcfbackend")).toEqual([[`NVCFBackend nvca-operator/${c}`, "agentStatus healthy"]]);
+      expect(of("health.agent")).toEqual([[expect.stringMatching(/^pod nvca-system\/nvca-/), "Ready"]]);
+    }
   }, 300_000);
+
+  test("a second nvcf up changes nothing: every stack unchanged, no release touched, verification healthy", () => {
+    const created = (text: string, stack: string) =>
+      new RegExp(`^\\[ *\\d+s\\] ${stack} +up done in \\d+m?\\d*s: (\\d+) created$`, "m").exec(text)?.[1];
+    const r = nvcf("up", "--env", "dev", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
+    const out = lines(r.out);
+    preflightPassed(out);
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) {
+      const first = created(up.out, s);
+      expect([s, first]).toEqual([s, expect.stringMatching(/^\d+$/)]);
+      expect(out).toContainEqual(
+        expect.stringMatching(new RegExp(`^\\[ *\\d+s\\] ${s} +up done in \\d+m?\\d*s: ${first} unchanged$`)),
+      );
+    }
+    expect(out.filter((l) => / release /.test(l))).toEqual([]);
+    expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+  }, 900_000);
 
   test("destroying the control plane alone while GPU clusters are deployed is refused (exit 5), nothing touched", () => {
     const count = resources("dev").length;
@@ -317,8 +254,8 @@ describe("up, preview, status, destroy", () => {
     expect(resources("dev").length).toBe(count);
   }, 120_000);
 
-  test("nvcf destroy --env dev --yes: GPU clusters first, then the control plane; no stack namespace is left", async () => {
-    const r = await withOperator("destroy", "--env", "dev", "--yes", "--plain");
+  test("nvcf destroy --env dev --yes: GPU clusters first, then the control plane; no stack namespace is left", () => {
+    const r = nvcf("destroy", "--env", "dev", "--yes", "--plain");
     if (r.code !== 0) throw new Error(`nvcf destroy exited ${r.code}\n${r.out}\n${r.err}`);
     const out = lines(r.out);
     const at = (re: RegExp) => out.findIndex((l) => re.test(l));

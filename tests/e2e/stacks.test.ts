@@ -8,6 +8,7 @@
  * the clusters → no-change previews → a region change re-registers only that cluster → wrong-order destroy
  * refused → ordered destroy leaves nothing behind.
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
@@ -32,6 +33,17 @@ const kubectl = project.kubectl;
 const outputs = (stack: string) =>
   JSON.parse(pulumi(stack, "stack", "output", "--json").stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const icmsRegistry = () => JSON.parse(fs.readFileSync(path.join(icms, "nvcf-default.json"), "utf8"));
+
+/** Polls `kubectl <args>` on a cluster every second until it prints something; returns it, or "" after `seconds`. */
+function waitForOutput(cluster: string, args: string[], seconds: number): string {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = project.run("kubectl", ["--context", `kwok-nvcf-${cluster}`, ...args], { allowFail: true });
+    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
+    if (Date.now() > deadline) return "";
+    spawnSync("sleep", ["1"]);
+  }
+}
 
 /** Helm releases recorded as deployed in a cluster (Helm's own storage secrets). */
 function deployedReleases(context: string): string[] {
@@ -473,16 +485,11 @@ describe("teardown", () => {
       ["dev-gpu-a", "gpu-a"],
       ["dev-gpu-b", "gpu-b"],
     ] as const) {
-      // What the real operator does at start-up: create the NVCFBackend (the stand-in operator runs nothing).
-      const backend = {
-        apiVersion: "nvcf.nvidia.io/v1alpha1",
-        kind: "NVCFBackend",
-        metadata: { name: ctx, namespace: "nvca-operator" },
-        spec: {},
-      };
-      const file = path.join(work, `${ctx}-backend.json`);
-      fs.writeFileSync(file, JSON.stringify(backend));
-      kubectl(ctx, "apply", "-f", file);
+      // The operator (on the local clusters the stand-in scripts/cluster.sh runs) has created the NVCFBackend
+      // and the agent: the drain step must delete it and wait for the agent to go.
+      expect(waitForOutput(ctx, ["get", "nvcfbackend", ctx, "-n", "nvca-operator", "-o", "name"], 120)).toBe(
+        `nvcfbackend.nvcf.nvidia.io/${ctx}`,
+      );
       const r = pulumi(stack, "destroy", "--yes", "--skip-preview");
       // The NVCFBackend goes (drain step) before the operator release is uninstalled.
       const lines = r.stdout.split("\n");

@@ -14,7 +14,7 @@ import {
   runFigures,
   stageSchedule,
 } from "../../tools/bench-analyze";
-import type { HelmfileStage } from "../../tools/bench-stages";
+import { CONTROL_PLANE_STAGES, type HelmfileStage, helmfileNeeds } from "../../tools/bench-stages";
 
 const P = "urn:pulumi:dev::nvcf::";
 const STACK = `${P}pulumi:pulumi:Stack::nvcf-dev`;
@@ -165,6 +165,21 @@ describe("bench analysis", () => {
     expect(f.releases).toEqual({ nats: 1000, "cert-manager": 500, "openbao-server": 2000, "nvcf-pki": 500 });
     // 01-dependencies: layer {nats 1000, cert-manager 500} + {openbao 2000} + {pki 500}.
     expect(f.stageScheduleMs).toBe(3500);
+  });
+
+  it("flattens the Helmfile files into every release's needs, refusing a table that contradicts itself", () => {
+    const stages: HelmfileStage[] = [
+      { file: "01", releases: { a: [], b: ["a"] } },
+      { file: "02", releases: { c: ["b", "a"] } },
+    ];
+    expect(helmfileNeeds(stages)).toEqual({ a: [], b: ["a"], c: ["b", "a"] });
+    expect(() => helmfileNeeds([...stages, { file: "03", releases: { a: [] } }])).toThrow(
+      "two Helmfile files",
+    );
+    expect(() => helmfileNeeds([{ file: "01", releases: { a: ["x"] } }])).toThrow("needs x");
+    // The control plane's table: one entry per release of the four files.
+    const listed = CONTROL_PLANE_STAGES.flatMap((st) => Object.keys(st.releases));
+    expect(Object.keys(helmfileNeeds()).sort()).toEqual([...listed].sort());
   });
 
   it("takes min, median and max", () => {

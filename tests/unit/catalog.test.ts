@@ -14,6 +14,7 @@ import {
 } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
+import { helmfileNeeds } from "../../tools/bench-stages";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { baseCompute, baseControl } from "./fixtures/configs";
@@ -50,38 +51,11 @@ const INJECTED = [
 ];
 const KEYSPACE_OWNERS = ["api-keys", "sis", "api", "nvct-api", "ess-api", "function-autoscaler"];
 
-/** NVIDIA's helmfile `needs` (self-managed 01/02/03 and observability 01), with everything enabled. */
-const HELMFILE_EDGES: Record<string, string[]> = {
-  "prometheus-operator-crds": [],
-  "opentelemetry-operator": ["prometheus-operator-crds"],
-  "victoria-metrics": [],
-  "otel-collector": ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
-  "default-monitors": ["prometheus-operator-crds"],
-  nats: [],
-  "cert-manager": [],
-  "openbao-server": ["nats"],
-  "nvcf-pki": ["openbao-server", "cert-manager"],
-  cassandra: [],
-  "api-keys": [],
-  sis: [],
-  api: ["ess-api"],
-  "nvct-api": [],
-  "invocation-service": ["api"],
-  "grpc-proxy": ["api"],
-  ratelimiter: ["api"],
-  "ess-api": [],
-  "notary-service": [],
-  "admin-issuer-proxy": [],
-  reval: [],
-  "nats-auth-callout-service": [],
-  "llm-request-router": ["api"],
-  "llm-api-gateway": ["llm-request-router"],
-  "vanity-gateway": ["invocation-service"],
-  "nvcf-ui": [],
-  ingress: ["notary-service", "api-keys", "nvcf-ui"],
-  "state-metrics": [],
-  "function-autoscaler": ["state-metrics"],
-};
+/**
+ * NVIDIA's helmfile `needs` (self-managed 01/02/03 and observability 01), with everything enabled: the one
+ * restatement of those files, shared with the benchmark's stage-barrier schedule (tools/bench-stages.ts).
+ */
+const HELMFILE_EDGES: Record<string, string[]> = helmfileNeeds();
 
 /** The expected edges: NVIDIA's, the injector and schema prerequisites, and the router's Certificate issuer. */
 const SPEC_EDGES: Record<string, string[]> = Object.fromEntries(

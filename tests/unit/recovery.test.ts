@@ -1,5 +1,5 @@
 /**
- * The recovery decisions (components/recovery.ts `planRelease`) and the parsers of what kubectl and
+ * The recovery decisions (components/recovery.ts `planRelease`, the healthy path `healthyImports`) and the parsers of what kubectl and
  * `pulumi stack export` print. The end-to-end proof on a real cluster is tests/e2e/recovery.test.ts.
  */
 import * as zlib from "node:zlib";
@@ -8,6 +8,8 @@ import {
   type HookObject,
   type StateView,
   decodeHelmPayload,
+  healthyImports,
+  parseHelmRecordTable,
   parseHelmRecords,
   parseHookObjects,
   parseState,
@@ -71,6 +73,20 @@ describe("planRelease", () => {
     }
   });
 
+  test("pending-install whose install-only hook Job had completed (API server lost after it): refuse", () => {
+    const pending = {
+      ...record(1, "pending-install", 400),
+      hooks: ["Secret/openbao-server-unseal", "Job/openbao-server-initialize-cluster"],
+    };
+    const a = plan([pending], state(), [initJob]);
+    expect(a.kind).toBe("refuse");
+    expect((a as { message: string }).message).toContain(
+      "kubectl --context c -n vault-system delete job/openbao-server-initialize-cluster secret/sh.helm.release.v1.openbao-server.v1",
+    );
+    // A completed Job the pending record does not declare (another release's) does not stop it.
+    expect(plan([{ ...pending, hooks: [] }], state(), [initJob])).toMatchObject({ kind: "deleteRecords" });
+  });
+
   test("pending-upgrade after a deployed revision: only the newer records go, the upgrade starts from it", () => {
     const a = plan(
       [record(1, "superseded"), record(2, "deployed"), record(3, "pending-upgrade")],
@@ -115,7 +131,7 @@ describe("parsers", () => {
   const payload = (obj: unknown) =>
     Buffer.from(zlib.gzipSync(Buffer.from(JSON.stringify(obj))).toString("base64")).toString("base64");
 
-  test("Helm storage Secrets: labels, payload hooks of deployed revisions, modifiedAt in seconds", () => {
+  test("Helm storage Secrets: labels, the hooks each payload declares, modifiedAt in seconds", () => {
     const list = {
       items: [
         {
@@ -148,6 +164,40 @@ describe("parsers", () => {
     ]);
     expect(decodeHelmPayload(list.items[0].data.release).name).toBe("reval");
     expect(decodeHelmPayload("not a record")).toBeUndefined();
+  });
+
+  test("the label table (no payloads): one record per line, modifiedAt optional, other lines skipped", () => {
+    const text = [
+      "nvcf     sh.helm.release.v1.reval.v2   helm.sh/release.v1   1   5m   modifiedAt=1764590400,name=reval,owner=helm,status=deployed,version=2",
+      "vault-system   sh.helm.release.v1.openbao-server.v1   helm.sh/release.v1   1   1m   name=openbao-server,owner=helm,status=pending-install,version=1",
+      "No resources found",
+      "",
+    ].join("\n");
+    const r = parseHelmRecordTable(text);
+    expect(r.map((x) => [x.namespace, x.name, x.revision, x.status, x.secret])).toEqual([
+      ["nvcf", "reval", 2, "deployed", "sh.helm.release.v1.reval.v2"],
+      ["vault-system", "openbao-server", 1, "pending-install", "sh.helm.release.v1.openbao-server.v1"],
+    ]);
+    expect(r[0].modifiedMs).toBe(1764590400_000);
+    expect(r[1].modifiedMs).toBeNaN();
+  });
+
+  test("healthy path: every release's latest record deployed imports all; anything else needs the full look", () => {
+    const rels = [rel, { name: "reval", namespace: "nvcf", timeoutSeconds: 300 }];
+    const reval = (revision: number, status: string): HelmRecord => ({
+      ...record(revision, status),
+      namespace: "nvcf",
+      name: "reval",
+      secret: `sh.helm.release.v1.reval.v${revision}`,
+    });
+    const deployed = [record(1, "deployed"), reval(1, "superseded"), reval(2, "deployed")];
+    expect(healthyImports(rels, deployed)).toEqual({
+      "openbao-server": "vault-system/openbao-server",
+      reval: "nvcf/reval",
+    });
+    expect(healthyImports(rels, [...deployed, reval(3, "pending-upgrade")])).toBeUndefined();
+    expect(healthyImports(rels, [record(1, "deployed"), reval(1, "failed")])).toBeUndefined();
+    expect(healthyImports(rels, [record(1, "deployed")])).toBeUndefined(); // reval has no record: a fresh install
   });
 
   test("hook objects: only annotated ones, events and policies split", () => {
