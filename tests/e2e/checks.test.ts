@@ -12,7 +12,7 @@ import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as yaml from "js-yaml";
+import { readStackFiles } from "../../cli/environment";
 import { checkHealth } from "../../cli/health";
 import { decodeRelease, encodeRelease } from "../../cli/health/helm";
 import { runPreflight } from "../../cli/preflight";
@@ -54,18 +54,29 @@ function run(
 }
 const kubectl = (ctx: string, ...args: string[]) =>
   run("kubectl", ["--context", `kwok-nvcf-${ctx}`, ...args]).stdout;
+/** Merges `status` into an object's status subresource (what a controller would report), on cluster `ctx`. */
+const patchStatus = (ctx: string, object: string, namespace: string, status: object) =>
+  kubectl(
+    ctx,
+    "patch",
+    object,
+    "-n",
+    namespace,
+    "--subresource=status",
+    "--type=merge",
+    "-p",
+    JSON.stringify({ status }),
+  );
 const apply = (ctx: string, obj: object) =>
   run("kubectl", ["--context", `kwok-nvcf-${ctx}`, "apply", "-f", "-"], { input: JSON.stringify(obj) });
 const pulumi = (stack: string, ...args: string[]) =>
   run("pulumi", [...args, "-s", stack, "--non-interactive"]);
 
-/** A stack file of the working copy, as cli/types.ts `StackFile` (nvcf: keys without the prefix). */
+/** A stack file of the working copy, as cli/environment.ts `readStackFiles` reads it. */
 function stackFile(stack: string): StackFile {
-  const file = path.join(work, `Pulumi.${stack}.yaml`);
-  const doc = yaml.load(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
-  const config: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc.config)) if (k.startsWith("nvcf:")) config[k.slice(5)] = v;
-  return { stack, file, plane: config["plane"] === "compute" ? "compute" : "control", config };
+  const file = readStackFiles(work).find((s) => s.stack === stack);
+  if (!file) throw new Error(`no Pulumi.${stack}.yaml in ${work}`);
+  return file;
 }
 /** The dev environment of the working copy; `compute` limits its GPU stacks. */
 function devEnv(compute = ["dev-gpu-a", "dev-gpu-b"]): Environment {
@@ -595,17 +606,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
   });
 
   test("the NVCFBackend unhealthy, and the agent pod not ready", async () => {
-    nvca(
-      "patch",
-      "nvcfbackend",
-      "gpu-a",
-      "-n",
-      "nvca-operator",
-      "--subresource=status",
-      "--type=merge",
-      "-p",
-      '{"status":{"agentStatus":"unhealthy"}}',
-    );
+    patchStatus("gpu-a", "nvcfbackend/gpu-a", "nvca-operator", { agentStatus: "unhealthy" });
     try {
       // Longer than the stand-in operator's period (3 s): it reports a status only while none is reported.
       await new Promise((r) => setTimeout(r, 5000));
@@ -614,17 +615,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
       ]);
       expect(f.found).toBe("agentStatus is unhealthy");
     } finally {
-      nvca(
-        "patch",
-        "nvcfbackend",
-        "gpu-a",
-        "-n",
-        "nvca-operator",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        '{"status":{"agentStatus":"healthy"}}',
-      );
+      patchStatus("gpu-a", "nvcfbackend/gpu-a", "nvca-operator", { agentStatus: "healthy" });
     }
     // A rollout the scheduler cannot place (the operator does not revert the agent's spec): the new pod stays
     // Pending next to the old one.
@@ -696,18 +687,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
         },
       ],
     };
-    kubectl(
-      "dev",
-      "patch",
-      "httproute",
-      "nvcf-api",
-      "-n",
-      "envoy-gateway",
-      "--subresource=status",
-      "--type=merge",
-      "-p",
-      JSON.stringify({ status }),
-    );
+    patchStatus("dev", "httproute/nvcf-api", "envoy-gateway", status);
     try {
       const [f] = expectFailures(await checkHealth(env()), [
         ["health.routes", "HTTPRoute envoy-gateway/nvcf-api"],
@@ -716,18 +696,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
         "Gateway envoy-gateway/nvcf-gateway:http did not accept it (NotAllowedByListeners: no listener admits the route)",
       );
     } finally {
-      kubectl(
-        "dev",
-        "patch",
-        "httproute",
-        "nvcf-api",
-        "-n",
-        "envoy-gateway",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        '{"status":{"parents":[]}}',
-      );
+      patchStatus("dev", "httproute/nvcf-api", "envoy-gateway", { parents: [] });
     }
   });
 

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
+import { readStackFiles } from "../../cli/environment";
 import {
   type ExpectedRelease,
   type LiveState,
@@ -44,12 +45,11 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema
 
 const ROOT = path.resolve(__dirname, "../..");
 
+/** A stack file of the checkout, as cli/environment.ts `readStackFiles` reads it. */
 function stackFile(stack: string): StackFile {
-  const file = path.join(ROOT, `Pulumi.${stack}.yaml`);
-  const doc = yaml.load(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
-  const config: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc.config)) if (k.startsWith("nvcf:")) config[k.slice(5)] = v;
-  return { stack, file, plane: config["plane"] === "compute" ? "compute" : "control", config };
+  const file = readStackFiles(ROOT).find((s) => s.stack === stack);
+  if (!file) throw new Error(`no Pulumi.${stack}.yaml in ${ROOT}`);
+  return file;
 }
 const devCfg = () => structuredClone(checkedStack(stackFile("dev")).config) as ControlPlaneConfig;
 const gpuCfg = (s = "dev-gpu-a") => structuredClone(checkedStack(stackFile(s)).config) as ComputePlaneConfig;
