@@ -140,10 +140,10 @@ function pendingOperations(): string[] {
  * - `initialises data`: exactly once, whatever happened. A second run would work on data the first one
  *   initialised (OpenBao's initialisation refuses to run on an initialised OpenBao), so recovery refuses rather
  *   than install such a release again (planRelease rules 2 and 5).
- * - `read-only check`: once per install of its release. When the interrupted run's install was undone (the
- *   run's own output says "... has been uninstalled due to atomic being set", or the recovery run says it
- *   removed the records of an install that never finished), the next run installs the release afresh and the
- *   check runs once more; a release that was not installed again runs it exactly once.
+ * - `read-only check`: once per install of its release. When the interrupted run's install was undone (Helm
+ *   holds no deployed record of the release right after it: rolled back by `atomic`, a rollback that itself
+ *   failed, or a record left pending or failed), the next run installs the release afresh and the check runs
+ *   once more; a release that was not installed again runs it exactly once.
  * The clean run fails when a chart gains an install-only hook Job not listed here: classify it first.
  */
 const INSTALL_HOOKS: Record<string, "initialises data" | "read-only check"> = {
@@ -161,29 +161,13 @@ interface Interrupted {
 }
 
 /**
- * The releases an interrupted run's install of was undone, from what the user sees: the interrupted run's
- * "release X failed, and has been uninstalled due to atomic being set" and the recovery run's "was left
- * pending-install by an interrupted install that never finished; its records are removed". Each must have
- * been left without a deployed record by the interrupted run (`after` is releaseSummary() right after it).
+ * The releases whose install the interrupted run undid, from Helm's own records: those of the clean run's
+ * releases that have no deployed record right after the interrupted run (`after` is releaseSummary() then),
+ * whichever way it ended (rolled back by `atomic`, a rollback that itself failed, a record left pending or
+ * failed). The next run installs exactly these afresh, so only their install hooks can run again.
  */
-function undoneInstalls(
-  interruptedOut: string,
-  recoveryOut: string,
-  after: Record<string, string>,
-): Set<string> {
-  const byName = new Map(Object.keys(reference.releases).map((k) => [k.split("/")[1], k]));
-  const found = new Set<string>();
-  for (const m of interruptedOut.matchAll(
-    /error: release (\S+) failed, and has been uninstalled due to atomic/g,
-  ))
-    found.add(byName.get(m[1]) ?? m[1]);
-  for (const m of recoveryOut.matchAll(
-    /warning: Helm release (\S+) was left pending-install by an interrupted install that never finished/g,
-  ))
-    found.add(m[1]);
-  for (const k of found)
-    expect([k, after[k] ?? "no record"]).not.toEqual([k, expect.stringMatching(/^deployed/)]);
-  return found;
+function undoneInstalls(after: Record<string, string>): Set<string> {
+  return new Set(Object.keys(reference.releases).filter((k) => !/^deployed /.test(after[k] ?? "")));
 }
 
 /**
@@ -369,7 +353,7 @@ test("Ctrl-C (SIGINT to the CLI's process group) during an install: the next pul
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server .*(deleted secret\/openbao-server-unseal|imported into the state)/,
   );
-  expectConverged({ completions, reinstalled: undoneInstalls(first.out, output(next), after) });
+  expectConverged({ completions, reinstalled: undoneInstalls(after) });
 }, 900_000);
 
 test("SIGKILL of the CLI during an install: pulumi cancel (as the CLI says), then pulumi up converges", async () => {
@@ -452,7 +436,10 @@ test("the API server lost during an install, then back: pulumi up fails readably
   run("kwokctl", ["start", "cluster", "--name", "nvcf-dev", "--wait", "2m"]);
   expect(first.code).not.toBe(0);
   // Helm's own words, per release in flight (its client retries for about 30 s before giving up).
-  expect(first.out).toMatch(/Release \(nvcf-openbao-server\):\s+error: .*connection reset by peer/);
+  // Its diagnostic may span lines (Helm's wrapped errors); the reset must be in openbao-server's own block.
+  expect(first.out).toMatch(
+    /Release \(nvcf-openbao-server\):\s+error: (?:(?![^\n]*Release \()[^\n]*\n)*?(?:(?!Release \()[^\n])*connection reset by peer/,
+  );
   const after = releaseSummary();
   expect(after["vault-system/openbao-server"]).toMatch(/^pending-install /);
   const completions = jobCompletions();
@@ -460,5 +447,5 @@ test("the API server lost during an install, then back: pulumi up fails readably
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server was left pending-install by an interrupted install that never finished; its records are removed/,
   );
-  expectConverged({ completions, reinstalled: undoneInstalls(first.out, output(next), after) });
+  expectConverged({ completions, reinstalled: undoneInstalls(after) });
 }, 900_000);
