@@ -80,6 +80,13 @@ export interface ReleaseSpec {
   valuesKey: string | null;
   /** Holds state that must survive (protected from deletion outside dev stacks). */
   stateful?: boolean;
+  /**
+   * Install-only hook Jobs of the chart (the names it gives them under this release name) that change nothing
+   * and so may run again when recovery installs the release afresh after an interrupted install had run them.
+   * Every other install-only hook Job counts as initialising data: recovery refuses to install its release a
+   * second time once it has completed (components/recovery.ts `planRelease`, docs/recovery.md).
+   */
+  rerunnableInstallHooks?: string[];
   /** Helmfile release-group label (docs/upstream-facts.md §1.2), kept for reference and for `--target` style selection in docs. */
   group: "observability" | "dependencies" | "services" | "ingress" | "workers";
 }
@@ -213,6 +220,10 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "certManager",
     needs: [],
     valuesKey: "cert-manager",
+    // cert-manager's post-install `startupapicheck` Job runs `check api`: it waits until the API server accepts
+    // a dry-run Certificate (CRDs and webhook reachable) and persists nothing (upstream chart
+    // templates/startupapicheck-job.yaml, which NVIDIA's wrapper chart includes as its subchart).
+    rerunnableInstallHooks: ["cert-manager-startupapicheck"],
     group: "dependencies",
   },
   {

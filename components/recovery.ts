@@ -71,6 +71,11 @@ export interface ReleaseRef {
   namespace: string;
   /** The release's Helm timeout, seconds (`charts.timeoutSeconds`): bounds how long an operation may still run. */
   timeoutSeconds: number;
+  /**
+   * Install-only hook Jobs (names) that only read and may run again on a fresh install (catalog/releases.ts
+   * `rerunnableInstallHooks`); every other completed install-only hook Job makes recovery refuse to reinstall.
+   */
+  rerunnableHooks?: readonly string[];
 }
 
 /** What to do for one release. */
@@ -96,11 +101,16 @@ function blocksReinstall(h: HookObject): boolean {
   return install && h.deletePolicies.length > 0 && !h.deletePolicies.includes("before-hook-creation");
 }
 
-/** Install-only hook Jobs that already ran to success: a fresh install would run them a second time. */
-function installOnlyJobDone(h: HookObject): boolean {
+/**
+ * Install-only hook Jobs of `rel` that already ran to success and may not run again: a fresh install would run
+ * them a second time on the data they initialised. Jobs the release lists as rerunnable (read-only checks) are
+ * not among them.
+ */
+function installOnlyJobDone(rel: ReleaseRef, h: HookObject): boolean {
   const install = h.events.some((e) => e === "pre-install" || e === "post-install");
   const upgrade = h.events.some((e) => e === "pre-upgrade" || e === "post-upgrade");
-  return h.kind === "Job" && install && !upgrade && h.succeeded;
+  const rerunnable = rel.rerunnableHooks?.includes(h.name) ?? false;
+  return h.kind === "Job" && install && !upgrade && h.succeeded && !rerunnable;
 }
 
 /**
@@ -114,12 +124,14 @@ function installOnlyJobDone(h: HookObject): boolean {
  *    than the timeout: the orphaned provider may still finish it, so wait.
  * 2. Latest record pending otherwise (or older than the timeout): nobody is running it. Never deployed: delete
  *    all its records (the install starts afresh and adopts the objects already created), unless an install-only
- *    hook Job the pending record declares already completed (then refuse, as in 5). Deployed before: delete the
+ *    hook Job the pending record declares already completed and the release does not list it as rerunnable
+ *    (then refuse, as in 5). Deployed before: delete the
  *    records newer than the last deployed one (the upgrade starts from that revision).
  * 3. Only `failed` records and Pulumi does not hold the release: delete them (the install starts afresh).
  * 4. Deployed, but Pulumi holds it neither as a resource nor… (only a pending create, or nothing): adopt it.
  * 5. About to install afresh and hook objects of an earlier, rolled-back install block it: delete them, unless
- *    an install-only hook Job of that install already completed (then refuse: running it twice is unsafe).
+ *    an install-only hook Job of that install already completed that is not rerunnable (then refuse: running
+ *    it twice is unsafe).
  */
 export function planRelease(
   rel: ReleaseRef,
@@ -154,7 +166,7 @@ export function planRelease(
     // went away after OpenBao's initialisation): installing afresh would run that hook a second time.
     const ranOnce = lastDeployed
       ? []
-      : leftovers.filter((h) => installOnlyJobDone(h) && latest.hooks.includes(`Job/${h.name}`));
+      : leftovers.filter((h) => installOnlyJobDone(rel, h) && latest.hooks.includes(`Job/${h.name}`));
     if (ranOnce.length > 0) {
       const jobs = ranOnce.map((h) => `job/${h.name}`);
       return {
@@ -198,7 +210,7 @@ export function planRelease(
   if (freshInstall) {
     const blocking = leftovers.filter(blocksReinstall);
     if (blocking.length > 0) {
-      const done = leftovers.filter(installOnlyJobDone);
+      const done = leftovers.filter((h) => installOnlyJobDone(rel, h));
       const names = blocking.map((h) => `${h.kind.toLowerCase()}/${h.name}`);
       if (done.length > 0) {
         const all = [...names, ...done.map((h) => `job/${h.name}`)];

@@ -170,6 +170,7 @@ export async function computePlaneStack(
       name: r.name,
       namespace: computeReleaseNamespace(r),
       timeoutSeconds: cfg.charts.timeoutSeconds,
+      rerunnableHooks: r.rerunnableInstallHooks,
     })),
     stack: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
     dryRun: pulumi.runtime.isDryRun(),

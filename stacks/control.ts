@@ -58,6 +58,7 @@ export async function controlPlaneStack(
           name: r.name,
           namespace: releaseNamespace(r, cfg),
           timeoutSeconds: cfg.charts.timeoutSeconds,
+          rerunnableHooks: r.rerunnableInstallHooks,
         })),
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),

@@ -17,14 +17,15 @@
  * Secrets), no release left pending or failed, no pending operation in the Pulumi state, a preview with no
  * changes, and every install-only hook Job completed as often as INSTALL_HOOKS allows (the job controller's
  * `Completed` events): a data-initialising hook exactly once; a read-only check once per install of its
- * release, i.e. once more when the interrupted run's install of that release was undone, which the two runs'
- * output says.
+ * release, i.e. once more when the interrupted run's install of that release was undone (Helm's records right
+ * after the interrupted run say which), counted once that run's hook Jobs have settled.
  */
 import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { releaseSpec } from "../../catalog/releases";
 import { decodeHelmPayload } from "../../components/recovery";
 import { copyProject } from "./project";
 
@@ -52,7 +53,8 @@ function run(cmd: string, args: string[], allowFail = false): SpawnSyncReturns<s
   const r = spawnSync(cmd, args, { cwd: work, env, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
   if (!allowFail && r.status !== 0) {
     throw new Error(
-      `${cmd} ${args.join(" ")} exited ${r.status}\n${r.stdout.slice(-6000)}\n${r.stderr.slice(-6000)}`,
+      `${cmd} ${args.join(" ")} exited ${r.status}${r.error ? ` (${r.error.message})` : ""}\n` +
+        `${(r.stdout ?? "").slice(-6000)}\n${(r.stderr ?? "").slice(-6000)}`,
     );
   }
   return r;
@@ -126,6 +128,35 @@ function jobCompletions(): Record<string, number> {
     n[k] = (n[k] ?? 0) + (e.count ?? 1);
   }
   return n;
+}
+
+/**
+ * The hook completions once the interrupted run's hook Jobs have settled. A cancelled Helm leaves the hook Job it
+ * created behind, and the job controller may finish it after the CLI has exited: counted too early, that
+ * completion would look like a second run by the recovery run. Waits (at most `seconds`) until no Job of
+ * INSTALL_HOOKS is still active and each completed one has its `Completed` event, then returns jobCompletions().
+ */
+async function settledCompletions(seconds = 120): Promise<Record<string, number>> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const jobs = (JSON.parse(kubectl("get", "jobs", "-A", "-o", "json")).items as any[]).filter(
+      (j) => `${j.metadata.namespace}/${j.metadata.name}` in INSTALL_HOOKS,
+    );
+    const finished = (j: any, type: string) =>
+      ((j.status?.conditions ?? []) as any[]).some((c) => c.type === type && c.status === "True");
+    const done = jobCompletions();
+    const active = jobs.filter((j) => !finished(j, "Complete") && !finished(j, "Failed"));
+    const unrecorded = jobs.filter(
+      (j) => finished(j, "Complete") && !done[`${j.metadata.namespace}/${j.metadata.name}`],
+    );
+    if (active.length === 0 && unrecorded.length === 0) return done;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `hook Jobs still running after ${seconds} s: ${[...active, ...unrecorded].map((j) => j.metadata.name).join(", ")}`,
+      );
+    }
+    await sleep(500);
+  }
 }
 
 function pendingOperations(): string[] {
@@ -276,6 +307,14 @@ test("a clean run: every enabled release deployed once, install-only hooks ran o
   for (const s of Object.values(reference.releases)) expect(s).toMatch(/^deployed /);
   // The install-only hooks of these charts: OpenBao's cluster initialisation and cert-manager's API check.
   expect(Object.keys(reference.hookJobs)).toEqual(Object.keys(INSTALL_HOOKS).sort());
+  // The program's recovery knows the read-only checks from the catalog (`rerunnableInstallHooks`); it agrees.
+  for (const [job, release] of Object.entries(reference.hookJobs)) {
+    const rerunnable = releaseSpec(release.split("/")[1]).rerunnableInstallHooks ?? [];
+    expect([job, rerunnable.includes(job.split("/")[1])]).toEqual([
+      job,
+      INSTALL_HOOKS[job] === "read-only check",
+    ]);
+  }
   expectConverged();
 }, 600_000);
 
@@ -348,7 +387,7 @@ test("Ctrl-C (SIGINT to the CLI's process group) during an install: the next pul
     /error: release \S+ failed, and has been uninstalled due to atomic being set: context canceled/,
   );
   const after = releaseSummary();
-  const completions = jobCompletions();
+  const completions = await settledCompletions();
   const next = up();
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server .*(deleted secret\/openbao-server-unseal|imported into the state)/,
@@ -434,6 +473,7 @@ test("the API server lost during an install, then back: pulumi up fails readably
   // Back: kwokctl starts the components that are not running (here the API server only: the local clusters
   // run the controller manager and the scheduler without leader election, so they ride out the outage).
   run("kwokctl", ["start", "cluster", "--name", "nvcf-dev", "--wait", "2m"]);
+  await waitFor(["get", "--raw", "/readyz"], 120); // serving again, as a user would check before re-running
   expect(first.code).not.toBe(0);
   // Helm's own words, per release in flight (its client retries for about 30 s before giving up).
   // Its diagnostic may span lines (Helm's wrapped errors); the reset must be in openbao-server's own block.
@@ -442,7 +482,7 @@ test("the API server lost during an install, then back: pulumi up fails readably
   );
   const after = releaseSummary();
   expect(after["vault-system/openbao-server"]).toMatch(/^pending-install /);
-  const completions = jobCompletions();
+  const completions = await settledCompletions();
   const next = up();
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server was left pending-install by an interrupted install that never finished; its records are removed/,

@@ -87,6 +87,35 @@ describe("planRelease", () => {
     expect(plan([{ ...pending, hooks: [] }], state(), [initJob])).toMatchObject({ kind: "deleteRecords" });
   });
 
+  test("a completed install-only hook Job the release lists as rerunnable (a read-only check) does not refuse", () => {
+    // cert-manager after the API server was lost past its post-install API check (the API-server e2e case).
+    const cm = { name: "cert-manager", namespace: "cert-manager", timeoutSeconds: 300 };
+    const check: HookObject = { ...initJob, name: "cert-manager-startupapicheck" };
+    const pending = {
+      ...record(1, "pending-install", 400),
+      namespace: "cert-manager",
+      name: "cert-manager",
+      secret: "sh.helm.release.v1.cert-manager.v1",
+      hooks: ["Job/cert-manager-startupapicheck"],
+    };
+    const planCm = (r: typeof cm, records: HelmRecord[], leftovers: HookObject[]) =>
+      planRelease(r, records, state(), leftovers, "kubectl --context c", NOW);
+    const rerun = { ...cm, rerunnableHooks: ["cert-manager-startupapicheck"] };
+    expect(planCm(rerun, [pending], [check])).toMatchObject({
+      kind: "deleteRecords",
+      secrets: ["sh.helm.release.v1.cert-manager.v1"],
+    });
+    // Not listed: treated as initialising data, as any install-only hook Job by default.
+    expect(planCm(cm, [pending], [check]).kind).toBe("refuse");
+    // Rule 5: leftover blocking hooks are removed when the only completed Job is rerunnable.
+    const blocker: HookObject = { ...unseal, name: "cert-manager-leftover" };
+    expect(planCm(rerun, [], [blocker, check])).toMatchObject({
+      kind: "deleteHooks",
+      objects: ["secret/cert-manager-leftover"],
+    });
+    expect(planCm(cm, [], [blocker, check]).kind).toBe("refuse");
+  });
+
   test("pending-upgrade after a deployed revision: only the newer records go, the upgrade starts from it", () => {
     const a = plan(
       [record(1, "superseded"), record(2, "deployed"), record(3, "pending-upgrade")],
