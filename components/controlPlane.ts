@@ -24,7 +24,7 @@ import {
 } from "../values/control";
 import { dockerAuth } from "../values/credentials";
 import { serviceHosts } from "../values/routes";
-import { NvcfGateway } from "./gateway";
+import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease } from "./release";
@@ -179,7 +179,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
-      { config: cfg, source, namespace: nsName },
+      { config: cfg, source, namespace: nsName, adopt: args.adopt?.[ENVOY_GATEWAY_RELEASE] },
       { parent: this },
     );
     this.gatewayAddress = gateway.address;

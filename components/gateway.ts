@@ -47,7 +47,12 @@ export interface NvcfGatewayArgs {
   source: ChartSource;
   /** Namespace resources owned by the control plane (for install mode). */
   namespace: (name: string) => pulumi.Input<string>;
+  /** Import id (`namespace/name`) of the Envoy Gateway release when recovery found it deployed but not in the state. */
+  adopt?: string;
 }
+
+/** Helm release name of Envoy Gateway in install mode (`gateway.install`). */
+export const ENVOY_GATEWAY_RELEASE = "eg";
 
 /**
  * Outputs: `address` (the first Gateway status address, or `nvcf:gateway.address`; "" while none is
@@ -69,7 +74,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
       const eg = new NvcfRelease(
         `${name}-envoy-gateway`,
         {
-          releaseName: "eg",
+          releaseName: ENVOY_GATEWAY_RELEASE,
           chart: "gateway-helm",
           version: g.envoyGateway.version,
           namespace: args.namespace(g.controllerNamespace),
@@ -94,6 +99,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
             password: args.source.password,
           },
           timeoutSeconds: cfg.charts.timeoutSeconds,
+          adopt: args.adopt,
         },
         { parent: this },
       );

@@ -6,7 +6,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
 import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
-import { recoverReleases } from "../components/recovery";
+import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
+import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
@@ -16,6 +17,29 @@ import { kubeconfigForContext } from "./kube";
 import { afterSettled, publishAsKnown } from "./outputs";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
+
+/**
+ * The Helm releases of the control-plane stack that recovery (components/recovery.ts) looks after: every
+ * enabled catalog release in its namespace, and Envoy Gateway's release `eg` in `gateway.controllerNamespace`
+ * when `gateway.install` is on (components/gateway.ts). Output: one `ReleaseRef` each, with the stack's Helm
+ * timeout (seconds) and the catalog's rerunnable install hooks.
+ */
+export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
+  const refs: ReleaseRef[] = enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => ({
+    name: r.name,
+    namespace: releaseNamespace(r, cfg),
+    timeoutSeconds: cfg.charts.timeoutSeconds,
+    rerunnableHooks: r.rerunnableInstallHooks,
+  }));
+  if (cfg.gateway.install) {
+    refs.push({
+      name: ENVOY_GATEWAY_RELEASE,
+      namespace: cfg.gateway.controllerNamespace,
+      timeoutSeconds: cfg.charts.timeoutSeconds,
+    });
+  }
+  return refs;
+}
 
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
@@ -54,12 +78,7 @@ export async function controlPlaneStack(
     ? {}
     : await recoverReleases({
         access: { kubectl: "kubectl", context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
-        releases: enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => ({
-          name: r.name,
-          namespace: releaseNamespace(r, cfg),
-          timeoutSeconds: cfg.charts.timeoutSeconds,
-          rerunnableHooks: r.rerunnableInstallHooks,
-        })),
+        releases: controlRecoveryReleases(cfg),
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });

@@ -2,7 +2,10 @@
  * The recovery decisions (components/recovery.ts `planRelease`, the healthy path `healthyImports`) and the parsers of what kubectl and
  * `pulumi stack export` print. The end-to-end proof on a real cluster is tests/e2e/recovery.test.ts.
  */
+import * as path from "node:path";
 import * as zlib from "node:zlib";
+import { readStackFiles } from "../../cli/environment";
+import { checkedStack } from "../../cli/preflight/context";
 import {
   type HelmRecord,
   type HookObject,
@@ -15,6 +18,8 @@ import {
   parseState,
   planRelease,
 } from "../../components/recovery";
+import type { ControlPlaneConfig } from "../../config/schema";
+import { controlRecoveryReleases } from "../../stacks/control";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 const rel = { name: "openbao-server", namespace: "vault-system", timeoutSeconds: 300 };
@@ -272,5 +277,31 @@ describe("parsers", () => {
     });
     expect([...s.known]).toEqual(["nats-system/nats"]);
     expect([...s.pending]).toEqual([["nvcf/api", { type: "creating", urn: "u3" }]]);
+  });
+});
+
+describe("the releases recovery looks after", () => {
+  const dev = () => {
+    const file = readStackFiles(path.join(__dirname, "../..")).find((f) => f.stack === "dev");
+    return structuredClone(checkedStack(file as NonNullable<typeof file>).config) as ControlPlaneConfig;
+  };
+
+  test("control plane: every enabled release, cert-manager's API check rerunnable; Envoy Gateway only when installed", () => {
+    const cfg = dev();
+    const refs = controlRecoveryReleases(cfg);
+    expect(refs.map((r) => `${r.namespace}/${r.name}`)).toEqual(
+      expect.arrayContaining(["vault-system/openbao-server", "cert-manager/cert-manager", "nvcf/api"]),
+    );
+    expect(refs.find((r) => r.name === "cert-manager")?.rerunnableHooks).toEqual([
+      "cert-manager-startupapicheck",
+    ]);
+    expect(refs.find((r) => r.name === "openbao-server")?.rerunnableHooks).toBeUndefined();
+    expect(refs.some((r) => r.name === "eg")).toBe(false);
+    cfg.gateway.install = true;
+    expect(controlRecoveryReleases(cfg).find((r) => r.name === "eg")).toEqual({
+      name: "eg",
+      namespace: cfg.gateway.controllerNamespace,
+      timeoutSeconds: cfg.charts.timeoutSeconds,
+    });
   });
 });
