@@ -125,8 +125,8 @@ function installOnlyJobDone(rel: ReleaseRef, h: HookObject): boolean {
  * 2. Latest record pending otherwise (or older than the timeout): nobody is running it. Never deployed: delete
  *    all its records (the install starts afresh and adopts the objects already created), unless an install-only
  *    hook Job the pending record declares already completed and the release does not list it as rerunnable
- *    (then refuse, as in 5). Deployed before: delete the
- *    records newer than the last deployed one (the upgrade starts from that revision).
+ *    (then refuse, as in 5). Deployed before: delete the records newer than the last deployed one (the upgrade
+ *    starts from that revision).
  * 3. Only `failed` records and Pulumi does not hold the release: delete them (the install starts afresh).
  * 4. Deployed, but Pulumi holds it neither as a resource nor… (only a pending create, or nothing): adopt it.
  * 5. About to install afresh and hook objects of an earlier, rolled-back install block it: delete them, unless
