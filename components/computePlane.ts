@@ -15,7 +15,7 @@ import {
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeFlags, computeValues, inotifyImages } from "../values/compute";
 import { InotifyTuner } from "./inotifyTuner";
-import { Namespaces, PullSecrets } from "./namespaces";
+import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { NvcfRelease } from "./release";
 
 /** The namespace a compute-plane release goes into: its catalog namespace, else the operator's. */
@@ -191,9 +191,10 @@ export class ComputePlane extends pulumi.ComponentResource {
         // Pull secrets before the operator (startup races, NVIDIA docs `docs/user/cluster-management/self-managed.md`) and node limits before NVCA (docs/upstream-facts.md §4 row 12).
         if (pull) deps.push(...Object.values(pull.secrets));
         deps.push(tuner);
-      } else if (pull?.secrets[ns]) deps.push(pull.secrets[ns]);
-      // The namespace by its plain name, waited for through the pull secret in it or the Namespace resource itself.
-      if (!pull?.secrets[ns] && namespaces.resources[ns]) deps.push(namespaces.resources[ns]);
+      }
+      // Its namespace (Helm never creates it), through the pull secret in it where there is one.
+      const prerequisite = namespacePrerequisite(ns, namespaces, pull);
+      if (prerequisite && !deps.includes(prerequisite)) deps.push(prerequisite);
       this.releases[r.name] = new NvcfRelease(
         `${name}-${r.name}`,
         {

@@ -25,7 +25,7 @@ import {
 import { dockerAuth } from "../values/credentials";
 import { serviceHosts } from "../values/routes";
 import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
-import { Namespaces, type NamespaceSpec, PullSecrets } from "./namespaces";
+import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease } from "./release";
 import { TeardownGuard } from "./teardownGuard";
@@ -191,13 +191,9 @@ export class ControlPlane extends pulumi.ComponentResource {
       const ns = releaseNamespace(r, cfg);
       const needs = activeNeeds(r, flags).map((n) => this.releases[n]);
       const deps: pulumi.Resource[] = [...needs];
-      // The release's real prerequisites are its namespace (Helm never creates it) and the pull secret in it, which
-      // itself waits for the namespace: the release takes the plain namespace name and depends on the pull secret,
-      // else on the Namespace resource (docs/performance.md "Releases and their namespaces").
-      const secret = pullSecrets?.secrets[ns];
-      const nsResource = namespaces.resources[ns];
-      if (secret) deps.push(secret);
-      else if (nsResource) deps.push(nsResource);
+      // Its namespace (Helm never creates it), through the pull secret in it where there is one.
+      const prerequisite = namespacePrerequisite(ns, namespaces, pullSecrets);
+      if (prerequisite) deps.push(prerequisite);
       if (r.name === "ingress") deps.push(...gateway.dependencies);
       this.releases[r.name] = new NvcfRelease(
         `${name}-${r.name}`,

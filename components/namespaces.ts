@@ -91,3 +91,17 @@ export class PullSecrets extends pulumi.ComponentResource {
     this.registerOutputs({});
   }
 }
+
+/**
+ * What a release in namespace `ns` waits for before it installs: the pull secret the stack creates there (which
+ * itself waits for the namespace), else the stack's Namespace resource; undefined when the stack creates neither
+ * (a namespace the user brings). Releases take the plain namespace name and put this in `dependsOn`
+ * (docs/performance.md "Releases and their namespaces").
+ */
+export function namespacePrerequisite(
+  ns: string,
+  namespaces: Namespaces,
+  pullSecrets: PullSecrets | undefined,
+): pulumi.Resource | undefined {
+  return pullSecrets?.secrets[ns] ?? namespaces.resources[ns];
+}

@@ -385,8 +385,9 @@ export interface RecoverOptions {
  * Reads Helm's labels of every record (one kubectl call). When every release's latest record is `deployed`,
  * returns an import of every release (`healthyImports`: the engine ignores it for releases the state holds) and
  * reads nothing else. Otherwise reads the records with their payloads, the hook objects in the releases'
- * namespaces and the Pulumi state, then applies `planRelease` to every release: waits, deletes stale Helm records and blocking leftover hooks (only during
- * `pulumi up`; each step is logged as a warning naming the release and what was done), and returns the
+ * namespaces and the Pulumi state, then applies `planRelease` to every release: waits, deletes stale Helm
+ * records and blocking leftover hooks (only during `pulumi up`; each step is logged as a warning naming the
+ * release and what was done), and returns the
  * releases to import (`namespace/name` by release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError`
  * when a step is not safe to take automatically (the message names the exact command). When the cluster
  * cannot be reached it returns nothing and lets the provider report the connection error. Does nothing (returns
