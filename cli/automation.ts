@@ -14,6 +14,8 @@ import {
 import { CliError } from "./report";
 import { EXIT, type Environment, type StackFile } from "./types";
 
+export { mapBounded } from "./bounded";
+
 /**
  * The header line config/problems.ts `formatProblems` writes: `stack "<name>" has <n> config problem(s);
  * nothing was changed:`.
@@ -264,25 +266,4 @@ export async function runOperation(
     ];
   }
   return result;
-}
-
-/**
- * Runs `fn` over `items` with at most `limit` running at once; resolves to the results in the order of
- * `items` (each call's rejection is its own: use functions that do not throw, as `runOperation`).
- */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

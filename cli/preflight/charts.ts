@@ -14,6 +14,7 @@ import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from ".
 import type { ChartSourceSettings } from "../../catalog/sources";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { mapBounded } from "../bounded";
 import { execCommand } from "../kube";
 import type { Finding } from "../types";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
@@ -290,15 +291,7 @@ export async function checkCharts(
 ): Promise<Finding[]> {
   const list = chartsToCheck(stacks, projectDir);
   const bin = helm ?? process.env["NVCF_HELM"] ?? "helm";
-  const out: Finding[] = new Array(list.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < list.length) {
-      const i = next++;
-      const c = list[i];
-      out[i] = c.resolved.kind === "local" ? checkLocalChart(c, projectDir) : await pullChart(c, bin);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(4, list.length) }, worker));
-  return out;
+  return mapBounded(list, 4, async (c) =>
+    c.resolved.kind === "local" ? checkLocalChart(c, projectDir) : pullChart(c, bin),
+  );
 }

@@ -55,7 +55,7 @@ const selectorText = (s: Selector) =>
 
 /** Values a control-plane release is installed with (secrets not needed: placeholders). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function valuesOf(cfg: ControlPlaneConfig, release: string): Record<string, any> {
+export function valuesOf(cfg: ControlPlaneConfig, release: string): Record<string, any> {
   return controlValues(release, cfg, { cassandraPassword: "", sidecarAuth: "", functionAuth: [] });
 }
 

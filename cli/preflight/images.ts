@@ -33,8 +33,10 @@ import * as https from "node:https";
 import { type LookupFunction, isIP } from "node:net";
 import * as tls from "node:tls";
 import { nvcaOperatorValues } from "../../values/compute";
-import { controlValues, sidecarUser } from "../../values/control";
+import { sidecarUser } from "../../values/control";
+import { mapBounded } from "../bounded";
 import type { Finding } from "../types";
+import { valuesOf } from "./checks";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
 
 const CHECK = "images.pull";
@@ -65,8 +67,6 @@ export interface ImageCredential {
   /** One image the program deploys from this registry: repository path and, when pinned, its tag. */
   probe: { repository: string; tag?: string };
 }
-
-const PLACEHOLDER_SECRETS = { cassandraPassword: "", sidecarAuth: "", functionAuth: [] };
 
 /**
  * The probe of a chart value's image: its repository path on `registry` (a `<registry>/` prefix, as the NVCA
@@ -109,9 +109,7 @@ export function imageCredentials(
       had.sources.push(c.source);
   };
   type ImageValue = { repository?: string; tag?: string };
-  const api = controlValues("api", ccfg, PLACEHOLDER_SECRETS)["api"] as
-    | { accountBootstrap?: { image?: ImageValue } }
-    | undefined;
+  const api = valuesOf(ccfg, "api")["api"] as { accountBootstrap?: { image?: ImageValue } } | undefined;
   const bootstrap: ImageValue = api?.accountBootstrap?.image ?? {};
   const controlProbe = probeOf(
     registry,
@@ -132,25 +130,34 @@ export function imageCredentials(
             `check the Secret yourself (kubectl get secret ${name} -o jsonpath='{.data.\\.dockerconfigjson}' in each namespace), or let the stack create it: pulumi config set --path nvcf:pullSecret.create true -s ${s.file.stack} and set nvcf:registryKey`,
           ),
     );
+  /**
+   * The findings of a stack whose pull secret carries no credential of the config: a pass when it has none
+   * (`pullSecret.name: null`), a warning when it is managed outside the stack (`pullSecret.create: false`).
+   * Returns whether it pushed one (then the stack has no credential to try).
+   */
+  const noCredential = (s: CheckedStack, p: { name: string | null; create: boolean }): boolean => {
+    if (p.name === null)
+      noSecret(
+        s,
+        "(none)",
+        `no pull secret (nvcf:pullSecret.name is null): the nodes authenticate to ${registry} themselves, so there is no credential of the stack to try`,
+        true,
+      );
+    else if (!p.create)
+      noSecret(
+        s,
+        p.name,
+        `the pull secret ${p.name} is managed outside the stack (nvcf:pullSecret.create false), so its credential is not in the config`,
+        false,
+      );
+    else return false;
+    return true;
+  };
 
   // The control plane's pull secret.
   const ps = ccfg.pullSecret;
   const key = secretOf(control, "registryKey");
-  if (ps.name === null)
-    noSecret(
-      control,
-      "(none)",
-      `no pull secret (nvcf:pullSecret.name is null): the nodes authenticate to ${registry} themselves, so there is no credential of the stack to try`,
-      true,
-    );
-  else if (!ps.create)
-    noSecret(
-      control,
-      ps.name,
-      `the pull secret ${ps.name} is managed outside the stack (nvcf:pullSecret.create false), so its credential is not in the config`,
-      false,
-    );
-  else if (key.set)
+  if (!noCredential(control, ps) && key.set)
     add({
       stack: cs,
       registry,
@@ -184,24 +191,7 @@ export function imageCredentials(
   for (const s of compute) {
     const cfg = computeConfig(s);
     const st = s.file.stack;
-    if (cfg.pullSecret.name === null) {
-      noSecret(
-        s,
-        "(none)",
-        `no pull secret (nvcf:pullSecret.name is null): the nodes authenticate to ${registry} themselves, so there is no credential of the stack to try`,
-        true,
-      );
-      continue;
-    }
-    if (!cfg.pullSecret.create) {
-      noSecret(
-        s,
-        cfg.pullSecret.name,
-        `the pull secret ${cfg.pullSecret.name} is managed outside the stack (nvcf:pullSecret.create false), so its credential is not in the config`,
-        false,
-      );
-      continue;
-    }
+    if (noCredential(s, cfg.pullSecret)) continue;
     const own = secretOf(s, "registryKey");
     const k = own.set ? own : key;
     if (!k.set) {
@@ -272,7 +262,7 @@ interface Answer {
 }
 
 /** A request that got no HTTP answer, classified for the user. */
-export class NetworkError extends Error {
+class NetworkError extends Error {
   constructor(
     readonly kind: "unknown-host" | "refused" | "tls" | "timeout" | "proxy" | "network",
     message: string,
@@ -298,7 +288,7 @@ function classify(e: NodeJS.ErrnoException): NetworkError {
 }
 
 /** Loopback hosts: plain HTTP, never proxied (containerd's and Go's rules). */
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
@@ -338,7 +328,7 @@ const proxyAuth = (p: URL): Record<string, string> =>
  * One HTTP request with a deadline. Resolves to the answer (any status); rejects with `NetworkError` when
  * there is none (unknown host, refused, TLS, timeout, proxy refused the tunnel).
  */
-export function httpRequest(
+function httpRequest(
   url: URL,
   method: "GET" | "HEAD",
   headers: Record<string, string>,
@@ -419,8 +409,8 @@ export function httpRequest(
       host: proxy.hostname,
       port: proxyPort,
       method: "CONNECT",
-      path: `${url.host.replace(/:\d+$/, "")}:${port}`,
-      headers: { Host: `${url.host.replace(/:\d+$/, "")}:${port}`, ...proxyAuth(proxy) },
+      path: `${url.hostname}:${port}`,
+      headers: { Host: `${url.hostname}:${port}`, ...proxyAuth(proxy) },
       agent: false,
     });
     inFlight.push(connect);
@@ -532,12 +522,16 @@ type Outcome =
     };
 
 /**
- * Logs in to one registry with one credential and looks up its probe image. Output: a passing outcome that
- * says how (token, basic auth, or no login needed) and what was found, or the failure with what the registry
- * answered. Never throws; the password appears in no text.
+ * Logs in to one registry with one credential and looks up its probe image. `host`: the credential's registry
+ * without its port. Output: a passing outcome that says how (token, basic auth, or no login needed) and what
+ * was found, or the failure with what the registry answered. Never throws; the password appears in no text.
  */
-export async function tryCredential(c: ImageCredential, opts: RegistryClientOptions = {}): Promise<Outcome> {
-  const scheme = isLoopback(c.registry.replace(/:\d+$/, "")) ? "http" : "https";
+async function tryCredential(
+  c: ImageCredential,
+  host: string,
+  opts: RegistryClientOptions,
+): Promise<Outcome> {
+  const scheme = isLoopback(host) ? "http" : "https";
   // Docker Hub's image references say docker.io; its registry API is served by registry-1.docker.io.
   const base = `${scheme}://${c.registry === "docker.io" ? "registry-1.docker.io" : c.registry}`;
   const basic = `Basic ${Buffer.from(`${c.username}:${c.password ?? ""}`).toString("base64")}`;
@@ -658,16 +652,19 @@ export async function tryCredential(c: ImageCredential, opts: RegistryClientOpti
   }
 }
 
-/** The likely cause and the fix for a failed outcome. */
+/**
+ * The likely cause and the fix for a failed outcome. `keys`: the credential's key sources as text; `host`: its
+ * registry without the port.
+ */
 function causeAndFix(
   c: ImageCredential,
   kind: Exclude<Outcome, { ok: true }>["kind"],
   control: string,
   timeoutMs: number,
+  keys: string,
+  host: string,
 ): string {
-  const keys = c.sources.map(keyText).join(", ");
   const setKey = c.sources.map((s) => `pulumi config set --secret ${s.key} <key> -s ${s.stack}`).join(", ");
-  const host = c.registry.replace(/:\d+$/, "");
   const setRegistry = `pulumi config set --path nvcf:images.registry <registry host> -s ${control}`;
   switch (kind) {
     case "unauthorized":
@@ -707,23 +704,24 @@ export async function checkCredential(
 ): Promise<Finding> {
   const obj = `image registry ${c.registry}`;
   const used = `used by ${c.uses.join(", ")}`;
+  const keys = c.sources.map(keyText).join(", ");
+  const host = c.registry.replace(/:\d+$/, "");
   if (c.password === undefined)
     return skipped(
       CHECK,
       c.stack,
       obj,
-      `the login needs the secret ${c.sources.map(keyText).join(", ")}, which was not decrypted for the checks (${used})`,
+      `the login needs the secret ${keys}, which was not decrypted for the checks (${used})`,
       "run the checks through `nvcf preflight`, which reads the stack's secrets",
     );
-  const r = await tryCredential(c, opts);
+  const r = await tryCredential(c, host, opts);
   if (r.ok) return pass(CHECK, c.stack, obj, `${r.found}; ${used}`);
-  const host = c.registry.replace(/:\d+$/, "");
   if (r.kind === "unknown-host" && /\.test$/i.test(host))
     return skipped(
       CHECK,
       c.stack,
       obj,
-      `${host} does not resolve and is under .test, a name reserved for testing (RFC 6761): a stand-in no registry serves, as on the embedded default, so the credentials of ${c.sources.map(keyText).join(", ")} could not be tried (${used})`,
+      `${host} does not resolve and is under .test, a name reserved for testing (RFC 6761): a stand-in no registry serves, as on the embedded default, so the credentials of ${keys} could not be tried (${used})`,
       `point nvcf:images.registry of stack ${control} at the real registry to have its credentials checked`,
     );
   return fail(
@@ -731,8 +729,8 @@ export async function checkCredential(
     c.stack,
     obj,
     r.found,
-    `a login to ${c.registry} as ${c.username} with ${c.sources.map(keyText).join(", ")} that may pull ${c.registry}/${c.probe.repository}, ${used}`,
-    causeAndFix(c, r.kind, control, opts.timeoutMs ?? 8000),
+    `a login to ${c.registry} as ${c.username} with ${keys} that may pull ${c.registry}/${c.probe.repository}, ${used}`,
+    causeAndFix(c, r.kind, control, opts.timeoutMs ?? 8000, keys, host),
   );
 }
 
@@ -762,14 +760,6 @@ export async function checkImages(
     ];
   }
   const { creds, findings } = listed;
-  const out: Finding[] = new Array(creds.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < creds.length) {
-      const i = next++;
-      out[i] = await checkCredential(creds[i], control.file.stack, opts);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(4, creds.length) }, worker));
+  const out = await mapBounded(creds, 4, (c) => checkCredential(c, control.file.stack, opts));
   return [...findings, ...out];
 }

@@ -12,7 +12,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as yaml from "js-yaml";
+import { readStackFiles } from "../../cli/environment";
 import { type CheckedStack, checkedStack } from "../../cli/preflight/context";
 import {
   type ImageCredential,
@@ -29,14 +29,16 @@ const ROOT = path.resolve(__dirname, "../..");
 const KEY = "right-key-9c1e";
 const REPO = "nvcf/mirror/alpine-k8s";
 
-/** A stack file of the project, `nvcf:` keys without the prefix, with `edit` applied to the config. */
+/**
+ * A stack file of the project as cli/environment.ts `readStackFiles` reads it, with `edit` applied to a copy
+ * of its config.
+ */
 function stackFile(stack: string, edit: (c: Record<string, unknown>) => void = () => {}): StackFile {
-  const file = path.join(ROOT, `Pulumi.${stack}.yaml`);
-  const doc = yaml.load(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> };
-  const config: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc.config)) if (k.startsWith("nvcf:")) config[k.slice(5)] = v;
+  const file = readStackFiles(ROOT).find((s) => s.stack === stack);
+  if (!file) throw new Error(`no Pulumi.${stack}.yaml in ${ROOT}`);
+  const config = structuredClone(file.config);
   edit(config);
-  return { stack, file, plane: config["plane"] === "compute" ? "compute" : "control", config };
+  return { ...file, config };
 }
 const secure = { secure: "v1:not-decrypted-here" };
 /** The dev environment with the control plane's registry at `registry`, secrets as given. */

@@ -48,8 +48,6 @@ export interface StandIn {
   host: string;
   port: number;
   requests: RecordedRequest[];
-  /** Changes a user's password while running. */
-  setPassword(user: string, password: string): void;
   close(): Promise<void>;
 }
 
@@ -204,9 +202,6 @@ export async function startRegistry(opts: StandInOptions): Promise<StandIn> {
     host,
     port,
     requests,
-    setPassword: (user, password) => {
-      users[user] = password;
-    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
