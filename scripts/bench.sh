@@ -34,6 +34,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 RUNS="${1:-3}"
 SCALE="${NVCF_BENCH_SCALE:-60}"
+GPU_N="${NVCF_BENCH_GPU_N:-1 2 4}"
 # Which parts run: base (previews, up, GPU stacks in parallel) and/or real (the readiness profile).
 PARTS="${NVCF_BENCH_PARTS:-base,real}"
 part() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -200,31 +201,33 @@ clusters_up() {
 clusters_up nvcf-dev "${GPU_CLUSTERS[@]}"
 for i in $(seq 1 "$RUNS"); do
   part base || break
-  log "run $i/$RUNS: pulumi up -s dev (load $(load1))"
-  row load-up-dev "$(load1)"
+  l=$(load1)
+  log "run $i/$RUNS: pulumi up -s dev (load $l)"
+  row load-up-dev "$l"
   f=$(up_with_log dev "up-dev-$i")
   row startup-control-s "$(secs "$(field "$f" startupMs)")"
   row up-phase-s "$(secs "$(field "$f" resourcePhaseMs)")"
   row up-critical-path-s "$(secs "$(field "$f" criticalPathMs)")"
   row up-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
 
-  log "run $i/$RUNS: no-op previews (program, empty program; load $(load1))"
-  row load-preview "$(load1)"
+  l=$(load1)
+  log "run $i/$RUNS: no-op previews (program, empty program; load $l)"
+  row load-preview "$l"
   p=$(cd "$proj" && timed_ms pulumi preview -s dev --expect-no-changes) || die "no-op preview of dev shows changes or fails"
   e=$(cd "$empty" && timed_ms pulumi preview -s empty --expect-no-changes) || die "preview of the empty program failed"
   row preview-noop-s "$(secs "$p")"
   row preview-empty-s "$(secs "$e")"
   row preview-noop/empty "$(ratio "$p" "$e")"
 
-  log "run $i/$RUNS: GPU stacks ${NVCF_BENCH_GPU_N:-1 2 4} in parallel (load $(load1))"
+  log "run $i/$RUNS: GPU stacks $GPU_N in parallel (load $(load1))"
   one=0
-  for n in ${NVCF_BENCH_GPU_N:-1 2 4}; do
+  for n in $GPU_N; do
     letters=(a b c d)
     pids=()
     # Every stamper reads before the first `pulumi up` starts: their start-up is not part of any run.
     for c in "${letters[@]:0:$n}"; do start_stamper "up-gpu-$c-$n-$i"; done
     row "load-gpu-parallel-$n" "$(load1)"
-    kc0=$(cluster_cpu nvcf-gpu-a)
+    [ "$n" != 1 ] || kc0=$(cluster_cpu nvcf-gpu-a)
     for c in "${letters[@]:0:$n}"; do
       up_logged "dev-gpu-$c" "up-gpu-$c-$n-$i" >"$NVCF_LOCAL_DIR/figures-gpu-$c-$n-$i.json" &
       pids+=("$!")
@@ -261,8 +264,9 @@ if part real; then
 fi
 for i in $(seq 1 "$RUNS"); do
   part real || break
-  log "run $i/$RUNS: pulumi up -s dev under the readiness profile (load $(load1))"
-  row load-real "$(load1)"
+  l=$(load1)
+  log "run $i/$RUNS: pulumi up -s dev under the readiness profile (load $l)"
+  row load-real "$l"
   f=$(up_with_log dev "up-dev-real-$i")
   install=$(field "$f" resourcePhaseMs)
   sched=$(field "$f" stageScheduleMs)
