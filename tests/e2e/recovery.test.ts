@@ -80,10 +80,10 @@ function helmRecords(): { ns: string; name: string; revision: number; status: st
   }));
 }
 
-/** Each release's latest revision: `ns/name` → `status chart@version`. */
-function releaseSummary(): Record<string, string> {
+/** Each release's latest revision: `ns/name` → `status chart@version` (from `records`, by default read now). */
+function releaseSummary(records = helmRecords()): Record<string, string> {
   const latest = new Map<string, ReturnType<typeof helmRecords>[number]>();
-  for (const r of helmRecords()) {
+  for (const r of records) {
     const k = `${r.ns}/${r.name}`;
     if ((latest.get(k)?.revision ?? 0) < r.revision) latest.set(k, r);
   }
@@ -95,10 +95,13 @@ function releaseSummary(): Record<string, string> {
   return out;
 }
 
-/** Install-only hook Jobs (post-/pre-install, not upgrade) the deployed releases declare: `ns/job` → `ns/release`. */
-function installOnlyHookJobs(): Record<string, string> {
+/**
+ * Install-only hook Jobs (post-/pre-install, not upgrade) the deployed releases declare: `ns/job` → `ns/release`
+ * (from `records`, by default read now).
+ */
+function installOnlyHookJobs(records = helmRecords()): Record<string, string> {
   const jobs: [string, string][] = [];
-  for (const r of helmRecords().filter((x) => x.status === "deployed")) {
+  for (const r of records.filter((x) => x.status === "deployed")) {
     for (const h of (decodeHelmPayload(r.payload)?.hooks ?? []) as any[]) {
       const ev: string[] = h.events ?? [];
       const install = ev.some((e) => /install/.test(e));
@@ -144,8 +147,9 @@ async function settledCompletions(seconds = 120): Promise<Record<string, number>
     );
     const finished = (j: any, type: string) =>
       ((j.status?.conditions ?? []) as any[]).some((c) => c.type === type && c.status === "True");
-    const done = jobCompletions();
     const active = jobs.filter((j) => !finished(j, "Complete") && !finished(j, "Failed"));
+    // The events are read only once nothing is running any more.
+    const done = active.length === 0 ? jobCompletions() : {};
     const unrecorded = jobs.filter(
       (j) => finished(j, "Complete") && !done[`${j.metadata.namespace}/${j.metadata.name}`],
     );
@@ -202,15 +206,26 @@ function undoneInstalls(after: Record<string, string>): Set<string> {
 }
 
 /**
+ * What an interrupted run left, read before the next run: Helm's records right after it (`releases`, as
+ * releaseSummary()), then its hook completions once its hook Jobs have settled, and the installs it undid.
+ */
+async function afterInterruption(): Promise<{ releases: Record<string, string>; interrupted: Interrupted }> {
+  const releases = releaseSummary();
+  const completions = await settledCompletions();
+  return { releases, interrupted: { completions, reinstalled: undoneInstalls(releases) } };
+}
+
+/**
  * Fails unless the cluster and the state are what the clean run left: the same deployed releases and chart
  * versions, no pending operation, a preview without changes, and every install-only hook completed as often as
  * INSTALL_HOOKS allows (once; a read-only check of a release whose interrupted install was undone: once more).
  */
 function expectConverged(interrupted?: Interrupted) {
-  expect(releaseSummary()).toEqual(reference.releases);
+  const records = helmRecords();
+  expect(releaseSummary(records)).toEqual(reference.releases);
   expect(pendingOperations()).toEqual([]);
   const done = jobCompletions();
-  expect(installOnlyHookJobs()).toEqual(reference.hookJobs);
+  expect(installOnlyHookJobs(records)).toEqual(reference.hookJobs);
   for (const [job, release] of Object.entries(reference.hookJobs)) {
     const before = interrupted?.completions[job] ?? 0;
     expect(before).toBeLessThanOrEqual(1); // an interrupted run installs a release at most once
@@ -386,13 +401,12 @@ test("Ctrl-C (SIGINT to the CLI's process group) during an install: the next pul
   expect(first.out).toMatch(
     /error: release \S+ failed, and has been uninstalled due to atomic being set: context canceled/,
   );
-  const after = releaseSummary();
-  const completions = await settledCompletions();
+  const { interrupted } = await afterInterruption();
   const next = up();
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server .*(deleted secret\/openbao-server-unseal|imported into the state)/,
   );
-  expectConverged({ completions, reinstalled: undoneInstalls(after) });
+  expectConverged(interrupted);
 }, 900_000);
 
 test("SIGKILL of the CLI during an install: pulumi cancel (as the CLI says), then pulumi up converges", async () => {
@@ -480,12 +494,11 @@ test("the API server lost during an install, then back: pulumi up fails readably
   expect(first.out).toMatch(
     /Release \(nvcf-openbao-server\):\s+error: (?:(?![^\n]*Release \()[^\n]*\n)*?(?:(?!Release \()[^\n])*connection reset by peer/,
   );
-  const after = releaseSummary();
-  expect(after["vault-system/openbao-server"]).toMatch(/^pending-install /);
-  const completions = await settledCompletions();
+  const { releases, interrupted } = await afterInterruption();
+  expect(releases["vault-system/openbao-server"]).toMatch(/^pending-install /);
   const next = up();
   expect(output(next)).toMatch(
     /warning: Helm release vault-system\/openbao-server was left pending-install by an interrupted install that never finished; its records are removed/,
   );
-  expectConverged({ completions, reinstalled: undoneInstalls(after) });
+  expectConverged(interrupted);
 }, 900_000);

@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 import * as zlib from "node:zlib";
-import { readStackFiles } from "../../cli/environment";
+import { loadEnvironment } from "../../cli/environment";
 import { checkedStack } from "../../cli/preflight/context";
 import {
   type HelmRecord,
@@ -281,10 +281,10 @@ describe("parsers", () => {
 });
 
 describe("the releases recovery looks after", () => {
-  const dev = () => {
-    const file = readStackFiles(path.join(__dirname, "../..")).find((f) => f.stack === "dev");
-    return structuredClone(checkedStack(file as NonNullable<typeof file>).config) as ControlPlaneConfig;
-  };
+  const dev = () =>
+    structuredClone(
+      checkedStack(loadEnvironment(path.join(__dirname, "../.."), "dev").control).config,
+    ) as ControlPlaneConfig;
 
   test("control plane: every enabled release, cert-manager's API check rerunnable; Envoy Gateway only when installed", () => {
     const cfg = dev();
