@@ -84,9 +84,10 @@ function devEnv(compute = ["dev-gpu-a", "dev-gpu-b"]): Environment {
 }
 
 /**
- * A finding the embedded default cannot avoid: images.pull (cli/preflight/images.ts) logs in to the image
- * registry with the pull-secret credentials, and the dev stacks' registry is a stand-in name under `.test`
- * that nothing serves, so it warns "not checked". Every other warning or failure counts.
+ * A finding these checks cannot avoid: images.pull (cli/preflight/images.ts) logs in to the image registry with
+ * the pull-secret credentials, which it warns "not checked" about when it cannot: here the checks run without
+ * the stacks' decrypted secrets (no `secrets` option), and on the embedded default the registry is a stand-in
+ * name under `.test` that nothing serves anyway. Every other warning or failure counts.
  */
 const unavoidable = (f: Finding) =>
   f.check === "images.pull" && f.severity === "warning" && f.found.startsWith("not checked: ");
