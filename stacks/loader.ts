@@ -1,6 +1,7 @@
 /**
  * Start-up cost of the stack program under `pulumi preview`/`up` (docs/performance.md): a transpile cache for the
- * project's own `.ts` modules and a stack-trace formatter that maps only the project's frames.
+ * project's own `.ts` modules, a stack-trace formatter that maps only the project's frames, and the SDK's one
+ * heavy unused dependency (npm's Arborist) loaded on first use instead of at start (`DEFERRED_MODULES`).
  *
  * Pulumi's run script registers ts-node (transpile-only, tsconfig.pulumi.json), which transpiles every project
  * module afresh at every run and installs source-map-support, which rewrites every frame of every stack trace the
@@ -10,13 +11,14 @@
  *   content, into `node_modules/.cache/nvcf-pulumi/ts/` (key: SHA-256 of TypeScript version, options, path and
  *   source; written atomically, so parallel stacks share it);
  * - stack traces keep TypeScript positions: frames in those modules are mapped through their inline source maps
- *   (decoded on first use), every other frame is printed as V8 prints it.
+ *   (decoded on first use), every other frame is printed as V8 prints it;
+ * - the requires of `DEFERRED_MODULES` return a stand-in that loads the module when it is first used
+ *   (`deferModules`).
  *
  * Active only inside Pulumi's Node.js run script (`PULUMI_NODEJS_TYPESCRIPT=true`, set by the language host) and
  * unless `NVCF_FAST_LOADER=0`; under Jest or plain ts-node nothing changes. `NVCF_FAST_LOADER_CACHE` names another
  * cache directory. The emit options restate tsconfig.json's (ES2022, CommonJS, esModuleInterop); change both
- * together. Errors in the cache directory (read
- * only, full disk) fall back to transpiling in memory.
+ * together. Errors in the cache directory (read only, full disk) fall back to transpiling in memory.
  */
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
@@ -172,7 +174,8 @@ function transpile(
 }
 
 /**
- * Installs the cached `.ts` loader and the stack-trace formatter for this process (see the module comment).
+ * Installs the cached `.ts` loader, the stack-trace formatter and the deferred requires for this process (see the
+ * module comment).
  * Input: the environment (for the switches). Output: true when installed. Throws nothing: without TypeScript
  * or outside Pulumi's run script it leaves the process as it is.
  */
@@ -215,5 +218,61 @@ export function installFastLoader(env: NodeJS.ProcessEnv = process.env): boolean
     (m as unknown as { _compile(code: string, file: string): void })._compile(js, filename);
   };
   Error.prepareStackTrace = prepareStackTrace;
+  deferModules(DEFERRED_MODULES);
   return true;
+}
+
+/** A module the SDK requires at start but this program never uses: loaded on first use instead. */
+export interface DeferredModule {
+  /** The request as the requiring module writes it. */
+  request: string;
+  /** Path suffix (with `/`) of the one requiring module whose require is deferred. */
+  from: string;
+}
+
+/**
+ * What `installFastLoader` defers. `@pulumi/pulumi`'s index loads `runtime/closure/codePaths.js` (through the
+ * Automation API's exports), which requires npm's Arborist at its top: about 90 modules (pacote, cacache,
+ * sigstore, ...) and about 0.3 s of CPU at every run, measured with `node --cpu-prof` on `pulumi preview -s dev`
+ * (docs/performance.md). Arborist is used only to find a function's package dependencies when a closure is
+ * serialized (`pulumi.runtime.serializeFunction`, dynamic providers), which no stack of this project does.
+ */
+export const DEFERRED_MODULES: readonly DeferredModule[] = [
+  { request: "@npmcli/arborist", from: "/@pulumi/pulumi/runtime/closure/codePaths.js" },
+];
+
+/**
+ * Makes each listed `require` (request `m.request` from a module whose file name ends with `m.from`) return a
+ * stand-in that loads the real module on first use: any property read, `in` test or key listing loads it and
+ * answers from it. The stand-in says `__esModule: true` without loading, so TypeScript's `__importStar` helper
+ * keeps it as it is instead of copying its keys (which would load it at once). Requests from other modules,
+ * and every other request, load as usual. Input: the list. Output: none. Throws nothing; a module that fails
+ * to load throws its error at first use, where the SDK would otherwise have thrown it at start.
+ */
+export function deferModules(list: readonly DeferredModule[]): void {
+  if (list.length === 0) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Module = require("node:module") as unknown as {
+    _load(request: string, parent: NodeJS.Module | undefined, isMain: boolean): unknown;
+  };
+  const load = Module._load;
+  Module._load = function (request, parent, isMain) {
+    const file = parent?.filename?.split(path.sep).join("/");
+    if (file === undefined || !list.some((m) => m.request === request && file.endsWith(m.from)))
+      return load.call(this, request, parent, isMain);
+    let real: object | undefined;
+    const target = (): object => (real ??= load.call(Module, request, parent, isMain) as object);
+    return new Proxy(
+      {},
+      {
+        get: (_t, key) => (key === "__esModule" ? true : Reflect.get(target(), key)),
+        has: (_t, key) => Reflect.has(target(), key),
+        ownKeys: () => Reflect.ownKeys(target()),
+        getOwnPropertyDescriptor: (_t, key) => {
+          const d = Reflect.getOwnPropertyDescriptor(target(), key);
+          return d === undefined ? undefined : { ...d, configurable: true };
+        },
+      },
+    );
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * stacks/loader.ts: the source-map decoder on known mappings, the switches, and a real run of the loader under
  * ts-node (as Pulumi's run script starts it) that loads a fixture through the transpile cache and reports the
- * fixture's error at its TypeScript line.
+ * fixture's error at its TypeScript line; and that the SDK's Arborist require is deferred until first use and still
+ * works then.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -62,5 +63,30 @@ describe("fast loader", () => {
     const second = run();
     expect(second.stdout.trim()).toBe(first.stdout.trim());
     fs.rmSync(cache, { recursive: true, force: true });
+  });
+
+  it("defers the SDK's Arborist until first use, which then loads and works", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-defer-"));
+    fs.writeFileSync(path.join(dir, "package.json"), '{"name":"defer-check","version":"1.0.0"}');
+    // Loads @pulumi/pulumi as the program does, then asks the SDK for code paths (its one use of Arborist) in an
+    // empty package.
+    const script = `
+      const { installFastLoader } = require("./stacks/loader");
+      if (!installFastLoader()) throw new Error("loader not installed");
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes("/@npmcli/arborist/"));
+      const pulumi = require("@pulumi/pulumi");
+      const before = loaded();
+      process.chdir(process.env.DEFER_DIR);
+      pulumi.runtime.computeCodePaths({}).then((paths) => {
+        console.log(JSON.stringify({ before, after: loaded(), paths: paths.size }));
+      }, (e) => { console.log(JSON.stringify({ error: String(e) })); });`;
+    const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true", DEFER_DIR: dir },
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout.trim())).toEqual({ before: false, after: true, paths: 0 });
   });
 });
