@@ -232,7 +232,7 @@ export interface DeferredModule {
 
 /**
  * What `installFastLoader` defers. `@pulumi/pulumi`'s index loads `runtime/closure/codePaths.js` (through the
- * Automation API's exports), which requires npm's Arborist at its top: about 90 modules (pacote, cacache,
+ * Automation API's exports), which requires npm's Arborist at its top: over 400 modules (pacote, cacache,
  * sigstore, ...) and about 0.3 s of CPU at every run, measured with `node --cpu-prof` on `pulumi preview -s dev`
  * (docs/performance.md). Arborist is used only to find a function's package dependencies when a closure is
  * serialized (`pulumi.runtime.serializeFunction`, dynamic providers), which no stack of this project does.
