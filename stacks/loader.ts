@@ -256,7 +256,10 @@ export function deferModules(list: readonly DeferredModule[]): void {
     _load(request: string, parent: NodeJS.Module | undefined, isMain: boolean): unknown;
   };
   const load = Module._load;
+  // Every require of the process passes here: the request is compared first, the requiring file only when listed.
+  const requests = new Set(list.map((m) => m.request));
   Module._load = function (request, parent, isMain) {
+    if (!requests.has(request)) return load.call(this, request, parent, isMain);
     const file = parent?.filename?.split(path.sep).join("/");
     if (file === undefined || !list.some((m) => m.request === request && file.endsWith(m.from)))
       return load.call(this, request, parent, isMain);
