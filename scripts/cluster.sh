@@ -6,16 +6,21 @@
 #   bash scripts/cluster.sh down [NAME...]   delete them; leaves no process behind
 #   bash scripts/cluster.sh status           list clusters and whether they answer
 #   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
+#   bash scripts/cluster.sh readiness        print the readiness profile (below): per release, documented minutes,
+#                                            readiness steps, per-pod delay in ms at NVCF_READINESS_SCALE
 #
 # Optional GPU clusters nvcf-gpu-c and nvcf-gpu-d (same shape as nvcf-gpu-a/b) start only when named, e.g. by
 # scripts/bench.sh in its private NVCF_LOCAL_DIR.
 #
 # Readiness profile (off by default; scripts/bench.sh turns it on):
-#   NVCF_READINESS_PROFILE=real NVCF_READINESS_SCALE=60 bash scripts/cluster.sh up [NAME...]
+#   NVCF_READINESS_PROFILE=real NVCF_READINESS_SCALE=20 bash scripts/cluster.sh up [NAME...]
 # creates the clusters with kwok Stages under which a pod of Helm release R (label app.kubernetes.io/instance)
-# becomes Running/Ready, and a Job pod then completes, readiness_minutes(R) real-world minutes divided by the
-# scale after it is created (readiness_minutes lists the figures and where each comes from). The profile is
-# fixed when a cluster is created: `up` refuses an existing cluster made with another profile (`down` it first).
+# becomes Running/Ready, and a Job pod then completes, readiness_minutes(R) / readiness_steps(R) real-world
+# minutes divided by the scale (default 20: a documented minute takes 3 s) after it is created: the documented
+# figure is the time of the whole release, spread over the pods it makes ready one after another
+# (readiness_minutes and readiness_steps say where each figure and count comes from). The profile is fixed when
+# a cluster is created: `up` refuses an existing cluster made with another profile, scale, figures or steps
+# (`down` it first).
 #
 # Clusters: nvcf-dev (control plane: 3 CPU nodes, 1 GPU node, Gateway API CRDs of the experimental
 # channel, GatewayClass + Gateway "nvcf-gateway" with the listeners http 80, tcp 10081, nats 4222,
@@ -49,7 +54,7 @@ KUBECONFIG_FILE="$NVCF_LOCAL_DIR/clusters/kubeconfig"
 ALL_CLUSTERS=(nvcf-dev nvcf-gpu-a nvcf-gpu-b)
 OPTIONAL_CLUSTERS=(nvcf-gpu-c nvcf-gpu-d)
 READINESS_PROFILE="${NVCF_READINESS_PROFILE:-none}"
-READINESS_SCALE="${NVCF_READINESS_SCALE:-60}"
+READINESS_SCALE="${NVCF_READINESS_SCALE:-20}"
 case "$READINESS_PROFILE" in none | real) ;; *) die "NVCF_READINESS_PROFILE must be none or real, got '$READINESS_PROFILE'" ;; esac
 [[ "$READINESS_SCALE" =~ ^[1-9][0-9]*$ ]] || die "NVCF_READINESS_SCALE must be a positive integer, got '$READINESS_SCALE'"
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
@@ -179,7 +184,8 @@ EOF
   echo "$f"
 }
 
-# Real-world minutes until the pods of a Helm release are ready under the readiness profile `real`.
+# Real-world minutes a Helm release takes to install under the readiness profile `real`: the whole release, from
+# Helm's first object to its last hook (readiness_steps spreads it over the release's pods).
 # NVIDIA's installation guide (docs/user/helmfile-installation.md, "Deployment Progression and Monitoring")
 # gives the phases of a Helmfile install: dependencies 5-10 min, control-plane services 5-10 min, ingress
 # 1-2 min. Each phase's midpoint is spread over the longest chain of Helmfile `needs` inside it, so a phase
@@ -203,19 +209,82 @@ readiness_minutes() {
     *) echo 0 ;;
   esac
 }
+
+# Readiness steps of a release: how many times its install waits for pods that become ready one after another.
+# Helm installs a release in three parts and waits at each: the pre-install hook Jobs, one at a time in
+# hook-weight order (each must complete before the next is created); the release's objects, all created at once
+# and awaited together (--wait: Deployments, StatefulSets with the RollingUpdate strategy, Jobs), so their pods
+# become ready in parallel and count as one step, except the replicas of an OrderedReady StatefulSet, which the
+# StatefulSet controller starts one after the previous one is ready; then the post-install hook Jobs, one at a
+# time. Every pod of the release is delayed readiness_minutes / steps, so the release takes its documented
+# figure plus Helm's own time. Counted from the stand-in charts (tests/charts) rendered with the values the
+# program passes for the dev stacks (Pulumi.dev.yaml, Pulumi.dev-gpu-a.yaml, Pulumi.dev-gpu-b.yaml:
+# tools/values.ts); every pod they make, hook Job pods included, carries the release's app.kubernetes.io/instance
+# label. 0: the release makes no pod (CRDs, monitors, routes, a resource no operator turns into pods on kwok), so
+# no stage can delay it and it takes Helm's own time. Hooks that do not run at install (pre-delete, post-delete,
+# CronJobs) do not count.
+readiness_steps() {
+  case "$1" in
+    # 3 replicas of an OrderedReady StatefulSet + post-install Jobs cassandra-initialize-cluster (weight -5),
+    # cassandra-migrations (2)
+    cassandra) echo 5 ;;
+    # server StatefulSet (Parallel, OnDelete: Helm does not wait for it) and injector Deployment (2 replicas)
+    # together + post-install Jobs openbao-server-initialize-cluster (-5), openbao-server-migrations (1)
+    openbao-server) echo 3 ;;
+    # controller, webhook and cainjector Deployments together + post-install Job cert-manager-startupapicheck
+    cert-manager) echo 2 ;;
+    # Deployment nvcf-api + post-install Job nvcf-api-account-bootstrap
+    api) echo 2 ;;
+    # pre-install Job nvcf-ui-openbao-migrations + the ui and control-plane Deployments together
+    nvcf-ui) echo 2 ;;
+    # pre-install Job addons-llm-migrations (with pki.enabled) + StatefulSet (Parallel)
+    llm-request-router) echo 2 ;;
+    # pre-install Jobs crd-upgrader (2), topology-migration (4) + Deployment kai-operator + post-install Job
+    # kai-config-deployer (1)
+    kai-scheduler) echo 4 ;;
+    # one Deployment (sis: its post-install Job addons-lls-migrations only with sis.lls.enabled, off in the dev
+    # stacks); nats: StatefulSet (Parallel) and nats-box Deployment together; victoria-metrics: StatefulSet of 1
+    # replica; dynamo-operator: controller Deployment and NATS StatefulSet (Parallel) together
+    nats | api-keys | sis | nvct-api | invocation-service | grpc-proxy | ratelimiter | ess-api | notary-service | \
+      admin-issuer-proxy | reval | nats-auth-callout-service | llm-api-gateway | vanity-gateway | \
+      opentelemetry-operator | victoria-metrics | state-metrics | function-autoscaler | grove-operator | \
+      dynamo-operator | nvca-operator) echo 1 ;;
+    # no pod: nvcf-pki (ClusterIssuer), ingress (gateway routes), prometheus-operator-crds (CRDs), otel-collector
+    # (an OpenTelemetryCollector object), default-monitors (ServiceMonitors, PodMonitors), the topology releases
+    *) echo 0 ;;
+  esac
+}
 READINESS_RELEASES=(cassandra nats cert-manager openbao-server nvcf-pki api-keys sis api nvct-api invocation-service
   grpc-proxy ratelimiter ess-api notary-service admin-issuer-proxy reval nats-auth-callout-service llm-request-router
   llm-api-gateway vanity-gateway nvcf-ui ingress prometheus-operator-crds opentelemetry-operator victoria-metrics
   otel-collector default-monitors state-metrics function-autoscaler kai-scheduler nvcf-kai-topology grove-operator
   nvcf-grove-topology dynamo-operator nvca-operator)
 
+# Milliseconds each pod of a release waits before it is ready at the current scale: minutes / steps / scale (0 for
+# a release of no pod or no listed figure).
+readiness_pod_ms() {
+  awk -v m="$(readiness_minutes "$1")" -v n="$(readiness_steps "$1")" -v s="$READINESS_SCALE" \
+    'BEGIN { printf "%d", (n > 0 ? m * 60000 / n / s : 0) }'
+}
+
+# The profile, one line per release: name, documented minutes, readiness steps, per-pod delay in ms at the
+# current scale (`bash scripts/cluster.sh readiness`; scripts/bench.sh compares each release's measured install
+# with steps x delay).
+readiness_table() {
+  local r
+  for r in "${READINESS_RELEASES[@]}"; do
+    echo "$r $(readiness_minutes "$r") $(readiness_steps "$r") $(readiness_pod_ms "$r")"
+  done
+}
+
 # The kwok Stages of the readiness profile, as YAML documents appended to the kwokctl configuration. Stages in
 # the configuration replace kwokctl's defaults, so kwok's own default stages (node initialisation and lease
 # heartbeat, pod complete and delete, read from the kwok module at the pinned version) are written too; its
-# pod-ready stage is written once per delay, for the pods whose release label is in that delay's list, and
-# once without delay for every other pod.
+# pod-ready stage is written once per per-pod delay, for the pods whose release label is in that delay's list,
+# and once without delay for every other pod. A Job pod completes right after it is ready (kwok's pod-complete
+# stage, not delayed), so a hook Job takes one delay.
 readiness_stages() {
-  local dir r m ms f classes="" list all_list
+  local dir r ms f delays="" list all_list=""
   dir=$(cd "$NVCF_CACHE" && go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [ -f "$dir/kustomize/stage/pod/fast/pod-ready.yaml" ] || die "kwok stages not found in sigs.k8s.io/kwok@v$KWOK_VERSION"
   for f in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-complete pod/fast/pod-delete; do
@@ -223,15 +292,15 @@ readiness_stages() {
     cat "$dir/kustomize/stage/$f.yaml"
   done
   for r in "${READINESS_RELEASES[@]}"; do
-    m=$(readiness_minutes "$r")
-    case " $classes " in *" $m "*) ;; *) classes="$classes $m" ;; esac
+    ms=$(readiness_pod_ms "$r")
+    [ "$ms" -gt 0 ] || continue
+    all_list="$all_list'$r', "
+    case " $delays " in *" $ms "*) ;; *) delays="$delays $ms" ;; esac
   done
-  all_list=$(printf "'%s', " "${READINESS_RELEASES[@]}")
-  for m in $classes; do
-    ms=$(awk -v m="$m" -v s="$READINESS_SCALE" 'BEGIN { printf "%d", m * 60000 / s }')
-    list=$(for r in "${READINESS_RELEASES[@]}"; do [ "$(readiness_minutes "$r")" = "$m" ] && printf "'%s', " "$r"; done)
+  for ms in $delays; do
+    list=$(for r in "${READINESS_RELEASES[@]}"; do [ "$(readiness_pod_ms "$r")" = "$ms" ] && printf "'%s', " "$r"; done)
     echo ---
-    stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${m//./-}min" In "${list%, }" "$ms"
+    stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${ms}ms" In "${list%, }" "$ms"
   done
   echo ---
   stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" pod-ready NotIn "${all_list%, }" 0
@@ -256,6 +325,13 @@ stage_with() { # file name In|NotIn "'a', 'b'" delay-ms
 # The readiness profile a cluster was created with (recorded next to kwokctl's files), "none" when unrecorded.
 profile_of() {
   cat "$KWOK_WORKDIR/clusters/$1/nvcf-readiness-profile" 2>/dev/null || echo none
+}
+# The profile asked for, as recorded: "none", or "real 1/<scale> <checksum of the per-release delays>", so a
+# cluster made with another scale or other figures or steps is not taken for one of this profile.
+profile_wanted() {
+  if [ "$READINESS_PROFILE" = none ]; then echo none; else
+    echo "$READINESS_PROFILE 1/$READINESS_SCALE $(readiness_table | cksum | cut -d' ' -f1)"
+  fi
 }
 
 gateway_yaml() {
@@ -318,8 +394,8 @@ up_one() {
   mkdir -p "$KWOK_WORKDIR"
   log="$KWOK_WORKDIR/$name.log"
   if exists "$name"; then
-    [ "$(profile_of "$name")" = "$READINESS_PROFILE" ] ||
-      die "cluster $name was created with readiness profile $(profile_of "$name"), not $READINESS_PROFILE: bash scripts/cluster.sh down $name first"
+    [ "$(profile_of "$name")" = "$(profile_wanted)" ] ||
+      die "cluster $name was created with readiness profile $(profile_of "$name"), not $(profile_wanted): bash scripts/cluster.sh down $name first"
     # Also when the API server answers but a component is gone (e.g. a cluster made before leader election was
     # turned off, see kwokctl_config): kwokctl start starts only the components that are not running.
     if ! k "$name" get --raw /readyz >/dev/null 2>&1 || ! all_running "$name"; then
@@ -343,7 +419,7 @@ up_one() {
       --etcd-binary "$(command -v etcd)" \
       --kwok-controller-binary "$(command -v kwok)" \
       --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
-    [ "$READINESS_PROFILE" = none ] || echo "$READINESS_PROFILE" >"$KWOK_WORKDIR/clusters/$name/nvcf-readiness-profile"
+    [ "$READINESS_PROFILE" = none ] || profile_wanted >"$KWOK_WORKDIR/clusters/$name/nvcf-readiness-profile"
   fi
   # Nodes (idempotent).
   local nodes n specs
@@ -493,5 +569,6 @@ case "$cmd" in
     done
     ;;
   kubeconfig) echo "$KUBECONFIG_FILE" ;;
-  *) die "usage: cluster.sh up|down|status|kubeconfig [NAME...]" ;;
+  readiness) readiness_table ;;
+  *) die "usage: cluster.sh up|down|status|kubeconfig|readiness [NAME...]" ;;
 esac

@@ -1,7 +1,8 @@
 /**
  * The analysis behind scripts/bench.sh: per-resource durations from a Pulumi engine event log, the critical-path
  * bound of those durations over the state's dependencies, the same durations scheduled as Helmfile would run the
- * releases (tools/bench-stages.ts), and min/median/max of repeated figures.
+ * releases (tools/bench-stages.ts), each release's duration against the readiness profile's figure for it
+ * (scripts/cluster.sh), and min/median/max of repeated figures.
  *
  *   npx ts-node --transpile-only tools/bench-analyze.ts stamp <fifo> <out>
  *       reads the event log Pulumi writes into <fifo> (`pulumi up --event-log <fifo>`, a flag Pulumi shows only
@@ -13,8 +14,17 @@
  *       after it, <t0 ms> the time the command was started.
  *   npx ts-node --transpile-only tools/bench-analyze.ts stats <rows file>
  *       rows `<figure> <value>`; prints min/median/max per figure, in the order figures first appear.
+ *   npx ts-node --transpile-only tools/bench-analyze.ts release-rows <profile> <figures.json>
+ *       for one run under the readiness profile (<profile>: `bash scripts/cluster.sh readiness`, <figures.json>:
+ *       the `run` output), prints the rows `real-release-max-over-profile` and `real-release-min-over-profile`
+ *       (the largest and smallest measured ÷ profile duration over the releases the profile delays) and
+ *       `real-release-helm-only-s` (median duration of the releases that make no pod: Helm's own time).
+ *   npx ts-node --transpile-only tools/bench-analyze.ts releases <profile> <figures.json>...
+ *       prints one line per release over the given runs: readiness steps, per-pod delay, profile figure, and
+ *       the medians of its measured duration, measured ÷ profile and measured − profile.
  *
- * Errors: unreadable files or a log without resource events end the command with a message and exit code 1.
+ * Errors: unreadable files, a log without resource events or a malformed profile line end the command with a
+ * message and exit code 1.
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -269,6 +279,148 @@ export function statsTable(rows: string): string {
 }
 
 /**
+ * One release of the local clusters' readiness profile, as `bash scripts/cluster.sh readiness` prints it:
+ * `<release> <documented minutes> <readiness steps> <per-pod delay ms>` (the delay at the scale it was run with).
+ */
+export interface ProfileRelease {
+  release: string;
+  minutes: number;
+  /** Readiness steps the release's install passes through one after another (0: it makes no pod). */
+  steps: number;
+  podDelayMs: number;
+}
+
+/** Parses the profile lines (blank lines and `#` comments skipped). Throws on a malformed line. */
+export function parseProfile(text: string): ProfileRelease[] {
+  const out: ProfileRelease[] = [];
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (t === "" || t.startsWith("#")) continue;
+    const [release, ...nums] = t.split(/\s+/);
+    const [minutes, steps, podDelayMs] = nums.map(Number);
+    if (nums.length !== 3 || [minutes, steps, podDelayMs].some((n) => !Number.isFinite(n) || n < 0))
+      throw new Error(`readiness profile: bad line "${t}" (want: release minutes steps pod-delay-ms)`);
+    out.push({ release, minutes, steps, podDelayMs });
+  }
+  return out;
+}
+
+/** One Helm release of one run under the readiness profile, against the profile's figure for it. */
+export interface ReleaseAgainstProfile {
+  release: string;
+  steps: number;
+  podDelayMs: number;
+  /** The profile's time for the whole release: steps × per-pod delay; 0 when no pod of it is delayed. */
+  profileMs: number;
+  measuredMs: number;
+}
+
+/**
+ * Every release measured in one run (`RunFigures.releases`), in the profile's order, then the releases the
+ * profile does not list (not delayed: profile 0).
+ */
+export function releasesAgainstProfile(
+  releases: Readonly<Record<string, number>>,
+  profile: readonly ProfileRelease[],
+): ReleaseAgainstProfile[] {
+  const listed = profile.filter((p) => p.release in releases);
+  const known = new Set(listed.map((p) => p.release));
+  return [
+    ...listed.map((p) => ({
+      release: p.release,
+      steps: p.steps,
+      podDelayMs: p.podDelayMs,
+      profileMs: p.steps * p.podDelayMs,
+      measuredMs: releases[p.release],
+    })),
+    ...Object.keys(releases)
+      .filter((r) => !known.has(r))
+      .map((r) => ({ release: r, steps: 0, podDelayMs: 0, profileMs: 0, measuredMs: releases[r] })),
+  ];
+}
+
+/**
+ * The summary of one run over the releases the profile delays: the largest and the smallest measured ÷ profile
+ * ratio (and which release each is), and Helm's own time per release, the median duration of the releases that
+ * make no pod (what every release adds to its profile figure here: its objects, hooks and waits, unscaled). A
+ * release counted with too few steps stands out by a large ratio, an excess over Helm's own time of about one pod
+ * delay per missed step; one counted with too many finishes sooner than its profile (ratio below 1), which a
+ * correctly counted release cannot. `helmOnlyMs` is undefined when every release makes pods; the ratios are 0
+ * (and the names empty) when none does.
+ */
+export function profileSummary(rs: readonly ReleaseAgainstProfile[]): {
+  maxOverProfile: number;
+  maxRelease: string;
+  minOverProfile: number;
+  minRelease: string;
+  helmOnlyMs: number | undefined;
+} {
+  let [maxOverProfile, maxRelease, minOverProfile, minRelease] = [0, "", 0, ""];
+  for (const r of rs) {
+    if (r.profileMs <= 0) continue;
+    const ratio = r.measuredMs / r.profileMs;
+    if (ratio > maxOverProfile) [maxOverProfile, maxRelease] = [ratio, r.release];
+    if (minRelease === "" || ratio < minOverProfile) [minOverProfile, minRelease] = [ratio, r.release];
+  }
+  const podless = rs.filter((r) => r.profileMs <= 0).map((r) => r.measuredMs);
+  return {
+    maxOverProfile,
+    maxRelease,
+    minOverProfile,
+    minRelease,
+    helmOnlyMs: podless.length ? minMedianMax(podless).median : undefined,
+  };
+}
+
+/** `<figure> <value>` rows of one run for the benchmark's closing table. */
+export function profileRows(rs: readonly ReleaseAgainstProfile[]): string {
+  const s = profileSummary(rs);
+  const rows = [
+    `real-release-max-over-profile ${s.maxOverProfile.toFixed(3)}`,
+    `real-release-min-over-profile ${s.minOverProfile.toFixed(3)}`,
+  ];
+  if (s.helmOnlyMs !== undefined) rows.push(`real-release-helm-only-s ${(s.helmOnlyMs / 1000).toFixed(3)}`);
+  return rows.join("\n");
+}
+
+/**
+ * The per-release table of the readiness runs: for each release, its steps, per-pod delay, profile figure, and
+ * the medians over the runs of its measured duration, measured ÷ profile and measured − profile (seconds).
+ */
+export function profileTable(runs: readonly (readonly ReleaseAgainstProfile[])[]): string {
+  if (runs.length === 0) throw new Error("no runs");
+  const order: string[] = [];
+  const by = new Map<string, ReleaseAgainstProfile[]>();
+  for (const run of runs)
+    for (const r of run) {
+      if (!by.has(r.release)) order.push(r.release);
+      by.set(r.release, [...(by.get(r.release) ?? []), r]);
+    }
+  const s = (ms: number) => (ms / 1000).toFixed(2).padStart(8);
+  const med = (v: number[]) => minMedianMax(v).median;
+  const lines = [
+    `${"release".padEnd(28)} ${"steps".padStart(5)} ${"pod-s".padStart(8)} ${"profile-s".padStart(9)} ` +
+      `${"measured-s".padStart(10)} ${"÷profile".padStart(8)} ${"excess-s".padStart(8)}`,
+  ];
+  for (const name of order) {
+    const rs = by.get(name) ?? [];
+    const r = rs[0];
+    const measured = med(rs.map((x) => x.measuredMs));
+    const ratio = r.profileMs > 0 ? med(rs.map((x) => x.measuredMs / x.profileMs)).toFixed(2) : "-";
+    lines.push(
+      `${name.padEnd(28)} ${String(r.steps).padStart(5)} ${s(r.podDelayMs)} ${s(r.profileMs).padStart(9)} ` +
+        `${s(measured).padStart(10)} ${ratio.padStart(8)} ${s(med(rs.map((x) => x.measuredMs - x.profileMs)))}`,
+    );
+  }
+  const helmOnly = runs.map((run) => profileSummary(run).helmOnlyMs).filter((x) => x !== undefined);
+  if (helmOnly.length)
+    lines.push(
+      `Helm's own time per release (median duration of the releases that make no pod): ${s(med(helmOnly)).trim()} s`,
+    );
+  return lines.join("\n");
+}
+
+/**
  * `stamp`: copies the lines Pulumi writes into a FIFO to a file, each prefixed by its arrival time, until the
  * engine's closing `cancelEvent`. The FIFO is opened read-write, so opening never waits for the writer; `<out>.ready`
  * is created once it is open, so the caller can start Pulumi knowing that no event waits in the pipe unstamped.
@@ -304,8 +456,18 @@ async function main(argv: string[]): Promise<void> {
     console.log(statsTable(fs.readFileSync(args[0], "utf8")));
     return;
   }
+  if ((cmd === "release-rows" && args.length === 2) || (cmd === "releases" && args.length >= 2)) {
+    const profile = parseProfile(fs.readFileSync(args[0], "utf8"));
+    const runs = args.slice(1).map((f) => {
+      const figures = JSON.parse(fs.readFileSync(f, "utf8")) as RunFigures;
+      return releasesAgainstProfile(figures.releases, profile);
+    });
+    console.log(cmd === "releases" ? profileTable(runs) : profileRows(runs[0]));
+    return;
+  }
   throw new Error(
-    "usage: bench-analyze.ts stamp <fifo> <out> | run <stamped log> <state.json> <t0 ms> | stats <rows>",
+    "usage: bench-analyze.ts stamp <fifo> <out> | run <stamped log> <state.json> <t0 ms> | stats <rows> | " +
+      "release-rows <profile> <figures.json> | releases <profile> <figures.json>...",
   );
 }
 

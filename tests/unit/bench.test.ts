@@ -1,6 +1,7 @@
 /**
  * The benchmark's analysis (tools/bench-analyze.ts) on a small hand-made update: step times from stamped engine
- * events, dependencies from an exported state, the critical-path bound and Helmfile's stage-barrier schedule.
+ * events, dependencies from an exported state, the critical-path bound, Helmfile's stage-barrier schedule, and
+ * release durations against the readiness profile (scripts/cluster.sh `readiness` lines).
  * No timing of this machine is asserted: the inputs are fixed numbers.
  */
 import {
@@ -9,7 +10,12 @@ import {
   criticalPath,
   customDependencies,
   minMedianMax,
+  parseProfile,
   parseStamped,
+  profileRows,
+  profileSummary,
+  profileTable,
+  releasesAgainstProfile,
   resourceTimings,
   runFigures,
   stageSchedule,
@@ -180,6 +186,58 @@ describe("bench analysis", () => {
     // The control plane's table: one entry per release of the four files.
     const listed = CONTROL_PLANE_STAGES.flatMap((st) => Object.keys(st.releases));
     expect(Object.keys(helmfileNeeds()).sort()).toEqual([...listed].sort());
+  });
+
+  it("measures each release against the readiness profile's figure for the whole release", () => {
+    // `bash scripts/cluster.sh readiness` at scale 60: cassandra 7.5 min over 5 steps = 1500 ms a pod.
+    const profile = parseProfile(
+      "cassandra 7.5 5 1500\nnats 2.5 1 2500\nopenbao-server 2.5 3 833\ningress 1.5 0 0\nnvcf-pki 2.5 0 0\n",
+    );
+    expect(profile[0]).toEqual({ release: "cassandra", minutes: 7.5, steps: 5, podDelayMs: 1500 });
+    expect(() => parseProfile("cassandra 7.5 five 1500")).toThrow("bad line");
+    // nvcf-pki is not installed; the inotify tuner is not in the profile (not delayed).
+    const run = releasesAgainstProfile(
+      { nats: 3600, cassandra: 10500, "openbao-server": 4499, ingress: 1200, inotify: 900 },
+      profile,
+    );
+    expect(run.map((r) => [r.release, r.profileMs, r.measuredMs])).toEqual([
+      ["cassandra", 7500, 10500],
+      ["nats", 2500, 3600],
+      ["openbao-server", 2499, 4499],
+      ["ingress", 0, 1200],
+      ["inotify", 0, 900],
+    ]);
+    // openbao-server 4499 / 2499 = 1.80 is the largest ratio, cassandra 10500 / 7500 the smallest (nats 1.44);
+    // Helm's own time: the median of ingress and inotify, which make no delayed pod.
+    expect(profileSummary(run)).toEqual({
+      maxOverProfile: 4499 / 2499,
+      maxRelease: "openbao-server",
+      minOverProfile: 1.4,
+      minRelease: "cassandra",
+      helmOnlyMs: 1050,
+    });
+    expect(profileRows(run)).toBe(
+      "real-release-max-over-profile 1.800\nreal-release-min-over-profile 1.400\nreal-release-helm-only-s 1.050",
+    );
+    // Cassandra counted as one step (7.5 s a pod, five pods in sequence) would take about five times its figure.
+    const miscounted = releasesAgainstProfile({ cassandra: 39000 }, parseProfile("cassandra 7.5 1 7500"));
+    expect(profileSummary(miscounted).maxOverProfile).toBeCloseTo(5.2, 5);
+    // A release counted with a step too many finishes before its figure: at scale 20, api as 2 steps of 2.81 s
+    // would have a 5.62 s figure, while its one Deployment and Helm's own time take about 3.8 s.
+    const overcounted = releasesAgainstProfile({ api: 3800 }, parseProfile("api 1.875 2 2812"));
+    expect(profileSummary(overcounted)).toMatchObject({ minOverProfile: 3800 / 5624, minRelease: "api" });
+  });
+
+  it("tabulates the medians of each release over the runs", () => {
+    const profile = parseProfile("cassandra 7.5 5 1500\ningress 1.5 0 0");
+    const t = profileTable([
+      releasesAgainstProfile({ cassandra: 9000, ingress: 1000 }, profile),
+      releasesAgainstProfile({ cassandra: 10000, ingress: 2000 }, profile),
+      releasesAgainstProfile({ cassandra: 14000, ingress: 1500 }, profile),
+    ]).split("\n");
+    expect(t[1].split(/\s+/)).toEqual(["cassandra", "5", "1.50", "7.50", "10.00", "1.33", "2.50"]);
+    expect(t[2].split(/\s+/)).toEqual(["ingress", "0", "0.00", "0.00", "1.50", "-", "1.50"]);
+    expect(t[3]).toContain("no pod): 1.50 s");
   });
 
   it("takes min, median and max", () => {
