@@ -1,16 +1,19 @@
 /**
  * The `nvcf` command's use of the Pulumi Automation API (`@pulumi/pulumi/automation`): one LocalWorkspace on
- * the project directory (the program is the project itself, run by the `pulumi` CLI on PATH with the
- * environment's backend, passphrase and kubeconfig), stacks selected by name, engine events streamed to a
- * callback, and the program's config problems recognised in the engine's diagnostics.
+ * the project directory (the `pulumi` CLI on PATH runs the engine with the environment's backend, passphrase
+ * and kubeconfig; the program is the project's own entry point, run inside this process, `inlineProgram`),
+ * stacks selected by name, engine events streamed to a callback, and the program's config problems recognised
+ * in the engine's diagnostics.
  */
 import {
   type EngineEvent,
   LocalWorkspace,
   type OpMap,
+  type PulumiFn,
   Stack,
   StackNotFoundError,
 } from "@pulumi/pulumi/automation";
+import * as path from "node:path";
 import { CliError } from "./report";
 import { EXIT, type Environment, type StackFile } from "./types";
 
@@ -60,11 +63,50 @@ export function policyPacks(flags: readonly string[] = [], env = process.env["NV
 /** One LocalWorkspace per project directory and process. */
 const workspaces = new Map<string, Promise<LocalWorkspace>>();
 
-/** The LocalWorkspace on the environment's project directory (created once). */
+/**
+ * The program `nvcf` gives the engine for `preview` and `up`: the project's own entry point (`main` of its
+ * package.json, index.ts), loaded into this process and run as a Pulumi inline program. The engine then
+ * talks to this process instead of starting a Node.js language host, so Node.js, TypeScript and the SDK
+ * start once per `nvcf` run instead of once per stack, and compute-plane stacks run side by side share them
+ * (the SDK keeps each inline run's state apart, `@pulumi/pulumi/automation` `LanguageServer`). Same program,
+ * config, state and URNs as `pulumi up` in the project directory. Input: the project directory and the
+ * environment (`NVCF_INLINE_PROGRAM=0` turns it off). Output: the program, or `undefined`, and the CLI runs
+ * the project as usual, when turned off or when the project resolves `@pulumi/pulumi` to another copy than
+ * this process's (its program would register resources with an SDK the engine never hears from, e.g.
+ * `--cwd` naming another checkout with its own node_modules).
+ */
+export function inlineProgram(
+  projectDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): PulumiFn | undefined {
+  if (env["NVCF_INLINE_PROGRAM"] === "0") return undefined;
+  let entry: string;
+  try {
+    if (require.resolve("@pulumi/pulumi", { paths: [projectDir] }) !== require.resolve("@pulumi/pulumi"))
+      return undefined;
+    entry = require.resolve(path.resolve(projectDir));
+  } catch {
+    return undefined;
+  }
+  return async () => {
+    // The SDK's per-resource traces stay out of the engine here too (stacks/loader.ts `quietSdkTraces`).
+    const { quietSdkTraces } = await import("../stacks/loader");
+    quietSdkTraces(env);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const program = require(entry) as PulumiFn;
+    return program();
+  };
+}
+
+/**
+ * The LocalWorkspace on the environment's project directory (created once), with the project's program as
+ * its inline program where `inlineProgram` gives one.
+ */
 export function workspace(env: Environment): Promise<LocalWorkspace> {
   let ws = workspaces.get(env.projectDir);
   if (!ws) {
-    ws = LocalWorkspace.create({ workDir: env.projectDir });
+    const program = inlineProgram(env.projectDir);
+    ws = LocalWorkspace.create({ workDir: env.projectDir, ...(program ? { program } : {}) });
     workspaces.set(env.projectDir, ws);
   }
   return ws;
@@ -205,6 +247,20 @@ export interface OperationResult {
 export type Operation = "preview" | "up" | "destroy";
 
 /**
+ * The stack as `runOperation` drives it. The Automation API's `up` ends by reading the stack's outputs (`pulumi
+ * stack output`, once masked and once with secrets) and its last history entry (`pulumi stack history`), and
+ * `destroy` the history entry: up to three more CLI runs after the operation, each starting the CLI and reading
+ * the state again, for results `runOperation` never uses (it reads the engine's events). This view answers those
+ * reads with nothing; every other property and method is the stack's own. Input: a stack. Output: a view of it.
+ */
+export function eventsOnly(stack: Stack): Stack {
+  return Object.assign(Object.create(stack) as Stack, {
+    outputs: async () => ({}),
+    info: async () => undefined,
+  });
+}
+
+/**
  * Runs `preview`, `up` or `destroy` on a stack, streaming each engine event to `onEvent`. Never throws for
  * a failed operation: the result says what failed (config problems recognised in the diagnostics, else the
  * error diagnostics, else the last lines the CLI printed on stderr). `policyPacks` go to preview and up;
@@ -223,10 +279,11 @@ export async function runOperation(
   const common = { onEvent, color: "never" as const, ...(opts.parallel ? { parallel: opts.parallel } : {}) };
   const packs = opts.policyPacks?.length ? { policyPacks: opts.policyPacks } : {};
   let failure: unknown;
+  const run = eventsOnly(stack);
   try {
-    if (op === "preview") await stack.preview({ ...common, ...packs, diff: true });
-    else if (op === "up") await stack.up({ ...common, ...packs });
-    else await stack.destroy({ ...common });
+    if (op === "preview") await run.preview({ ...common, ...packs, diff: true });
+    else if (op === "up") await run.up({ ...common, ...packs });
+    else await run.destroy({ ...common });
   } catch (e) {
     failure = e;
   }

@@ -18,7 +18,7 @@
  * `recoverReleases`. During `pulumi preview` nothing is changed: the plan is only reported. When nothing is
  * wrong (every release's latest record `deployed`), one kubectl call for Helm's labels is all it costs.
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -384,8 +384,10 @@ export interface RecoverOptions {
 /**
  * Reads Helm's labels of every record (one kubectl call). When every release's latest record is `deployed`,
  * returns an import of every release (`healthyImports`: the engine ignores it for releases the state holds) and
- * reads nothing else. Otherwise reads the records with their payloads, the hook objects in the releases'
- * namespaces and the Pulumi state, then applies `planRelease` to every release: waits, deletes stale Helm
+ * reads nothing else. Otherwise reads the hook objects in the namespaces of releases without records (side by
+ * side), and only where a rule needs them the records with their payloads and the Pulumi state (`pulumi stack
+ * export`): a release without records and without blocking hook objects needs neither, so a fresh install into
+ * clean namespaces costs one kubectl call per namespace. Then applies `planRelease` to every release: waits, deletes stale Helm
  * records and blocking leftover hooks (only during `pulumi up`; each step is logged as a warning naming the
  * release and what was done), and returns the
  * releases to import (`namespace/name` by release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError`
@@ -395,38 +397,76 @@ export interface RecoverOptions {
  */
 export async function recoverReleases(opts: RecoverOptions): Promise<Record<string, string>> {
   // Only under a real engine: unit tests run the program with mocks and must never touch a cluster.
-  const monitor = process.env["PULUMI_NODEJS_MONITOR"];
-  if (!monitor || monitor === "mock") return {};
+  if (!underEngine()) return {};
   const kube = kubectlRunner(opts.access);
   try {
     const adopt: Record<string, string> = {};
     // The healthy path: one call, Helm's labels only (a table the API server renders, no payloads).
-    const table = kube.text(["get", "secrets", "-A", "-l", "owner=helm", "--show-labels", "--no-headers"]);
+    const table = await kube.text([
+      "get",
+      "secrets",
+      "-A",
+      "-l",
+      "owner=helm",
+      "--show-labels",
+      "--no-headers",
+    ]);
     if (table === undefined) return adopt;
-    const healthy = healthyImports(opts.releases, parseHelmRecordTable(table));
+    const labels = parseHelmRecordTable(table);
+    const healthy = healthyImports(opts.releases, labels);
     if (healthy !== undefined) return healthy;
-    const first = kube.json(["get", "secrets", "-A", "-l", "owner=helm", "-o", "json"]);
-    if (first === undefined) return adopt;
-    let records = parseHelmRecords(first);
-    const state = readState(opts.stack);
-    if (state === undefined) {
-      pulumi.log.warn(
-        `could not read the Pulumi state of ${opts.stack} with \`pulumi stack export\` (is the pulumi CLI on PATH?); ` +
-          "releases left deployed by an interrupted run are not imported automatically",
-      );
-    }
+    // Read when a rule needs them, each at most once: Helm's records with their payloads (every rule of a release
+    // that has records; the claims of hook objects found in a namespace) and the Pulumi state (every rule of a
+    // release that has records; rule 5 of one without). A fresh install into namespaces without leftover hooks
+    // reads neither.
+    let records: HelmRecord[] = [];
+    let payloads: Promise<boolean> | undefined;
+    const readPayloads = () =>
+      (payloads ??= kube.json(["get", "secrets", "-A", "-l", "owner=helm", "-o", "json"]).then((all) => {
+        if (all === undefined) return false;
+        records = parseHelmRecords(all);
+        return true;
+      }));
+    const ours = new Set(opts.releases.map((r) => key(r.namespace, r.name)));
+    if (labels.some((r) => ours.has(key(r.namespace, r.name))) && !(await readPayloads())) return adopt;
+    let stateRead: Promise<StateView | undefined> | undefined;
+    const readStateOnce = () =>
+      (stateRead ??= readState(opts.stack).then((state) => {
+        if (state === undefined)
+          pulumi.log.warn(
+            `could not read the Pulumi state of ${opts.stack} with \`pulumi stack export\` (is the pulumi CLI on PATH?); ` +
+              "releases left deployed by an interrupted run are not imported automatically",
+          );
+        return state;
+      }));
+    // Hook objects nobody claims, in a namespace; the records are read only where there are hook objects.
+    const leftoversIn = async (namespace: string) => {
+      const found = await hookObjects(kube, namespace);
+      if (found.length === 0 || !(await readPayloads())) return [];
+      return unclaimed(found, namespace, records);
+    };
     const refusals: string[] = [];
-    const hookCache = new Map<string, HookObject[]>();
+    // The namespaces of releases without records are read at once, side by side.
+    const hookCache = new Map<string, Promise<HookObject[]>>();
+    const recorded = new Set(labels.map((r) => key(r.namespace, r.name)));
+    for (const rel of opts.releases)
+      if (!recorded.has(key(rel.namespace, rel.name)) && !hookCache.has(rel.namespace))
+        hookCache.set(rel.namespace, leftoversIn(rel.namespace));
     for (const rel of opts.releases) {
       const mineOf = () => records.filter((r) => r.namespace === rel.namespace && r.name === rel.name);
       // Waiting (bounded by the record's timeout), then removing stale records, then leftover hooks.
       for (let round = 0; round < 10_000; round++) {
         const mine = mineOf();
         let leftovers: HookObject[] = [];
-        if (mine.length === 0 && !state?.known.has(key(rel.namespace, rel.name))) {
-          leftovers = hookCache.get(rel.namespace) ?? unclaimedHooks(kube, rel.namespace, records);
-          hookCache.set(rel.namespace, leftovers);
+        if (mine.length === 0) {
+          const cached = hookCache.get(rel.namespace) ?? leftoversIn(rel.namespace);
+          hookCache.set(rel.namespace, cached);
+          leftovers = await cached;
+          // No record: only rule 5 could apply, and only to hook objects that block an install.
+          if (!leftovers.some(blocksReinstall)) break;
         }
+        const state = await readStateOnce();
+        if (mine.length === 0 && state?.known.has(key(rel.namespace, rel.name))) leftovers = [];
         let action = planRelease(rel, mine, state, leftovers, kube.hint, Date.now());
         if (
           action.kind === "deleteRecords" &&
@@ -434,7 +474,7 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
         ) {
           // An install that never finished: its install-only hooks may have run (rule 2's refusal). Read now, not
           // cached: they may have completed while this run waited for the install.
-          leftovers = unclaimedHooks(kube, rel.namespace, records);
+          leftovers = await leftoversIn(rel.namespace);
           action = planRelease(rel, mine, state, leftovers, kube.hint, Date.now());
         }
         if (action.kind === "none") break;
@@ -457,7 +497,7 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
           if (round === 0)
             pulumi.log.warn(`${action.reason}; waiting for it (at most until ${iso(action.untilMs)})`);
           await sleep((opts.pollSeconds ?? 2) * 1000);
-          const again = kube.json([
+          const again = await kube.json([
             "get",
             "secrets",
             "-n",
@@ -478,20 +518,22 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
             `${action.reason} (pulumi up deletes ${objects.join(", ")} in namespace ${rel.namespace})`,
           );
         } else {
-          kube.run(["-n", rel.namespace, "delete", "--ignore-not-found", ...objects]);
+          await kube.run(["-n", rel.namespace, "delete", "--ignore-not-found", ...objects]);
           pulumi.log.warn(`${action.reason}: deleted ${objects.join(", ")} in namespace ${rel.namespace}`);
         }
         if (action.kind === "deleteHooks") {
           const gone = new Set(action.objects);
           hookCache.set(
             rel.namespace,
-            leftovers.filter((h) => !gone.has(`${h.kind.toLowerCase()}/${h.name}`)),
+            Promise.resolve(leftovers.filter((h) => !gone.has(`${h.kind.toLowerCase()}/${h.name}`))),
           );
           break;
         }
         records = records.filter((r) => !action.secrets.includes(r.secret));
       }
     }
+    await Promise.all(hookCache.values()); // reads no release needed in the end still finish before kube.close()
+    const state = stateRead ? await stateRead : undefined;
     const pendingCreates = [...(state?.pending.entries() ?? [])].filter(([, p]) => p.type === "creating");
     if (pendingCreates.length > 0) {
       // The engine keeps these entries until a refresh drops them, even once the release is in the state.
@@ -543,25 +585,25 @@ export function healthyImports(
 /** The kinds hook objects are looked for in (namespaced kinds charts use for hooks). */
 const HOOK_KINDS = "secrets,configmaps,serviceaccounts,roles,rolebindings,jobs";
 
-/** Hook objects in a namespace that no deployed release recorded there declares. */
-function unclaimedHooks(
-  kube: KubectlRunner,
+/** The hook objects in a namespace (kinds `HOOK_KINDS`), claimed or not. */
+async function hookObjects(kube: KubectlRunner, namespace: string): Promise<HookObject[]> {
+  return parseHookObjects(await kube.json(["get", HOOK_KINDS, "-n", namespace, "-o", "json"]));
+}
+
+/** Of the hook objects found in a namespace, those that no deployed release recorded there declares. */
+function unclaimed(
+  found: readonly HookObject[],
   namespace: string,
   records: readonly HelmRecord[],
 ): HookObject[] {
   const claimed = new Set(
     records.filter((r) => r.namespace === namespace && r.status === "deployed").flatMap((r) => r.hooks),
   );
-  const list = kube.json(["get", HOOK_KINDS, "-n", namespace, "-o", "json"]);
-  return parseHookObjects(list).filter((h) => !claimed.has(`${h.kind}/${h.name}`));
+  return found.filter((h) => !claimed.has(`${h.kind}/${h.name}`));
 }
 
-function readState(stack: string): StateView | undefined {
-  const r = spawnSync("pulumi", ["stack", "export", "--stack", stack, "--non-interactive"], {
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    env: process.env,
-  });
+async function readState(stack: string): Promise<StateView | undefined> {
+  const r = await run("pulumi", ["stack", "export", "--stack", stack, "--non-interactive"]);
   if (r.status !== 0 || !r.stdout) return undefined;
   try {
     return parseState(JSON.parse(r.stdout));
@@ -570,13 +612,55 @@ function readState(stack: string): StateView | undefined {
   }
 }
 
+/** What a child process left: exit status (null when it could not start), its output, a start error's message. */
+interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  error?: string;
+}
+
+/**
+ * Runs a command without blocking the event loop (other stacks' programs in the same process, `nvcf`'s inline
+ * runs, go on meanwhile), with the caller's environment. Never rejects: a failure is in the result.
+ */
+function run(cmd: string, args: string[]): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: process.env },
+      (err, stdout, stderr) => {
+        const code = err ? (err as { code?: unknown }).code : 0;
+        resolve({
+          status: typeof code === "number" ? code : err ? null : 0,
+          stdout,
+          stderr,
+          ...(err && typeof code !== "number" ? { error: err.message } : {}),
+        });
+      },
+    );
+  });
+}
+
+/**
+ * True when the program runs under a real engine (the CLI's Node.js language host, or an inline program of the
+ * Automation API as `nvcf` runs it), false under the unit tests' mocks: only the former have an engine address.
+ */
+function underEngine(): boolean {
+  return pulumi.runtime.getEngine() !== undefined;
+}
+
 interface KubectlRunner {
-  /** Runs kubectl; returns its standard output, or undefined when kubectl fails. */
-  text(args: string[]): string | undefined;
-  /** Runs kubectl; returns parsed JSON, or undefined when kubectl fails (unreachable cluster, missing namespace). */
-  json(args: string[]): unknown;
-  /** Runs kubectl; throws RecoveryError when it fails. */
-  run(args: string[]): void;
+  /** Runs kubectl; resolves to its standard output, or undefined when kubectl fails. */
+  text(args: string[]): Promise<string | undefined>;
+  /**
+   * Runs kubectl; resolves to parsed JSON, or undefined when kubectl fails (unreachable cluster, missing
+   * namespace).
+   */
+  json(args: string[]): Promise<unknown>;
+  /** Runs kubectl; rejects with RecoveryError when it fails. */
+  run(args: string[]): Promise<void>;
   /** The command prefix to print in messages (the kubeconfig file is never named: it is temporary). */
   hint: string;
   close(): void;
@@ -593,18 +677,14 @@ function kubectlRunner(access: ClusterAccess): KubectlRunner {
   } else if (access.context !== undefined) {
     base.push("--context", access.context);
   }
-  const exec = (args: string[]) =>
-    spawnSync(access.kubectl, [...base, "--request-timeout=20s", ...args], {
-      encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
-    });
+  const exec = (args: string[]) => run(access.kubectl, [...base, "--request-timeout=20s", ...args]);
   return {
-    text(args) {
-      const r = exec(args);
+    async text(args) {
+      const r = await exec(args);
       return r.status === 0 ? r.stdout : undefined;
     },
-    json(args) {
-      const r = exec(args);
+    async json(args) {
+      const r = await exec(args);
       if (r.status !== 0) return undefined;
       try {
         return JSON.parse(r.stdout);
@@ -612,12 +692,10 @@ function kubectlRunner(access: ClusterAccess): KubectlRunner {
         return undefined;
       }
     },
-    run(args) {
-      const r = exec(args);
+    async run(args) {
+      const r = await exec(args);
       if (r.status !== 0) {
-        throw new RecoveryError(
-          `kubectl ${args.join(" ")} failed: ${(r.stderr || r.error?.message || "").trim()}`,
-        );
+        throw new RecoveryError(`kubectl ${args.join(" ")} failed: ${(r.stderr || r.error || "").trim()}`);
       }
     },
     hint: access.context !== undefined ? `kubectl --context ${access.context}` : "kubectl",

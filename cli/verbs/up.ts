@@ -5,8 +5,8 @@
  * 2. preflight (cli/preflight `runPreflight`; EXIT.preflight, nothing touched);
  * 3. `pulumi up` of the control plane, then of the compute planes in parallel (at most `--parallel` at once),
  *    with live progress per stack and per release (EXIT.config / EXIT.deployment on failure);
- * 4. verification (cli/health `checkHealth`, re-checking for up to `--verify-seconds` while an item is not
- *    healthy yet; EXIT.health when anything is still unhealthy).
+ * 4. verification (cli/health `checkHealth`) of the control plane and the compute planes selected, re-checking
+ *    for up to `--verify-seconds` while an item is not healthy yet; EXIT.health when anything is still unhealthy.
  */
 import type { Stack } from "@pulumi/pulumi/automation";
 import { Progress } from "../progress";
@@ -120,21 +120,25 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
     progress.close();
   }
 
-  // 4. Verification.
+  // 4. Verification: the control plane, which every compute plane stands on, and the compute planes brought up
+  // here (a GPU cluster left out with --stack may not be deployed at all).
   const { checkHealth } = await import("../health");
   const registrations = await a.registrationsOf(env);
   const health = await a.asConfigError(() =>
-    checkHealth(env, {
-      kubeconfig: opts.kubeconfig,
-      secrets,
-      registrations,
-      retryForSeconds: opts.verifySeconds ?? 600,
-      onRetry: (unhealthy, left) =>
-        out(
-          `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ` +
-            `${unhealthy[0].object}: ${unhealthy[0].found}); checking again, for up to ${left} s more`,
-        ),
-    }),
+    checkHealth(
+      { ...env, compute },
+      {
+        kubeconfig: opts.kubeconfig,
+        secrets,
+        registrations,
+        retryForSeconds: opts.verifySeconds ?? 600,
+        onRetry: (unhealthy, left) =>
+          out(
+            `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ` +
+              `${unhealthy[0].object}: ${unhealthy[0].found}); checking again, for up to ${left} s more`,
+          ),
+      },
+    ),
   );
   return printFindings("verification", health, { failCode: EXIT.health }, out);
 }

@@ -242,6 +242,39 @@ describe("up, preview, status, destroy", () => {
     expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
   }, 900_000);
 
+  test("nvcf up --stack verifies the control plane and the stacks it brought up, not a GPU cluster left out", () => {
+    run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", "dev-gpu-b", "--non-interactive"]);
+    expect(resources("dev-gpu-b")).toEqual([]);
+    // dev-gpu-b is not deployed: verifying it would wait for its operator until --verify-seconds ran out (exit 6).
+    const a = nvcf(
+      "up",
+      "--env",
+      "dev",
+      "--stack",
+      "dev-gpu-a",
+      "--yes",
+      "--plain",
+      "--verify-seconds",
+      "30",
+    );
+    if (a.code !== 0) throw new Error(`nvcf up exited ${a.code}\n${a.out}\n${a.err}`);
+    const out = lines(a.out);
+    preflightPassed(out);
+    expect(out.filter((l) => /^\[ *\d+s\] /.test(l))).toEqual([
+      expect.stringMatching(/^\[ *\d+s\] dev-gpu-a +up started$/),
+      expect.stringMatching(/^\[ *\d+s\] dev-gpu-a +up done in \d+m?\d*s: \d+ unchanged$/),
+    ]);
+    expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+    expect(a.out).not.toMatch(/not healthy yet/);
+    // One GPU cluster from nothing through the command (the program runs inside it), verified with the rest.
+    const b = nvcf("up", "--env", "dev", "--stack", "dev-gpu-b", "--yes", "--plain");
+    if (b.code !== 0) throw new Error(`nvcf up exited ${b.code}\n${b.out}\n${b.err}`);
+    expect(lines(b.out)).toContainEqual(
+      expect.stringMatching(/^\[ *\d+s\] dev-gpu-b +up done in \d+m?\d*s: \d+ created$/),
+    );
+    expect(lines(b.out).pop()).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+  }, 900_000);
+
   test("destroying the control plane alone while GPU clusters are deployed is refused (exit 5), nothing touched", () => {
     const count = resources("dev").length;
     const r = nvcf("destroy", "--env", "dev", "--stack", "dev", "--yes", "--plain");

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { decodeMappings, installFastLoader } from "../../stacks/loader";
+import { SDK_TRACE_PREFIXES, decodeMappings, installFastLoader, quietSdkTraces } from "../../stacks/loader";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -88,5 +88,51 @@ describe("fast loader", () => {
     fs.rmSync(dir, { recursive: true, force: true });
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout.trim())).toEqual({ before: false, after: true, paths: 0 });
+  });
+
+  it("keeps the SDK's per-resource traces from the engine and passes every other debug message on", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const log = require("@pulumi/pulumi/log") as { debug: (msg: string) => Promise<void> };
+    const real = log.debug;
+    const sent: string[] = [];
+    // What reaches the engine: the SDK's own debug function, recording instead of calling an engine.
+    log.debug = (msg: string) => {
+      sent.push(msg);
+      return Promise.resolve();
+    };
+    try {
+      expect(quietSdkTraces({ NVCF_SDK_TRACES: "1" })).toBe(false);
+      expect(quietSdkTraces({})).toBe(true);
+      expect(quietSdkTraces({})).toBe(true); // a second call does not wrap again
+      await log.debug(
+        "Registering resource: t=kubernetes:core/v1:Namespace, name=nvcf-ns, custom=true, remote=false",
+      );
+      await log.debug("RegisterResource RPC prepared: t=kubernetes:core/v1:Namespace, name=nvcf-ns");
+      await log.debug(
+        "RegisterResource RPC finished: resource:nvcf-ns[kubernetes:core/v1:Namespace]; err: null",
+      );
+      await log.debug(
+        "ReadResource RPC finished: resource:control-plane[pulumi:pulumi:StackReference]; err: null",
+      );
+      await log.debug("stack outputs not registered again: the engine is gone");
+      await log.debug("Found typescript version 5.9.3");
+      expect(sent).toEqual([
+        "stack outputs not registered again: the engine is gone",
+        "Found typescript version 5.9.3",
+      ]);
+    } finally {
+      log.debug = real;
+    }
+  });
+
+  it("names trace prefixes the installed SDK really logs with", () => {
+    const runtime = path.join(ROOT, "node_modules", "@pulumi", "pulumi", "runtime");
+    const logged = fs
+      .readdirSync(runtime)
+      .filter((f) => f.endsWith(".js"))
+      .flatMap((f) => [...fs.readFileSync(path.join(runtime, f), "utf8").matchAll(/log\.debug\(`([^`$]*)/g)])
+      .map((m) => m[1]);
+    for (const prefix of SDK_TRACE_PREFIXES)
+      expect([prefix, logged.some((l) => l.startsWith(prefix))]).toEqual([prefix, true]);
   });
 });
