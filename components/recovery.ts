@@ -387,13 +387,13 @@ export interface RecoverOptions {
  * reads nothing else. Otherwise reads the hook objects in the namespaces of releases without records (side by
  * side), and only where a rule needs them the records with their payloads and the Pulumi state (`pulumi stack
  * export`): a release without records and without blocking hook objects needs neither, so a fresh install into
- * clean namespaces costs one kubectl call per namespace. Then applies `planRelease` to every release: waits, deletes stale Helm
- * records and blocking leftover hooks (only during `pulumi up`; each step is logged as a warning naming the
- * release and what was done), and returns the
- * releases to import (`namespace/name` by release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError`
- * when a step is not safe to take automatically (the message names the exact command). When the cluster
- * cannot be reached it returns nothing and lets the provider report the connection error. Does nothing (returns
- * no imports) when the program runs under Pulumi's mocks (no engine: `PULUMI_NODEJS_MONITOR` unset).
+ * clean namespaces costs one kubectl call per namespace. Then applies `planRelease` to every release: waits,
+ * deletes stale Helm records and blocking leftover hooks (only during `pulumi up`; each step is logged as a
+ * warning naming the release and what was done), and returns the releases to import (`namespace/name` by
+ * release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError` when a step is not safe to take
+ * automatically (the message names the exact command). When the cluster cannot be reached it returns nothing and
+ * lets the provider report the connection error. Does nothing (returns no imports) when the program runs under
+ * Pulumi's mocks (no engine address).
  */
 export async function recoverReleases(opts: RecoverOptions): Promise<Record<string, string>> {
   // Only under a real engine: unit tests run the program with mocks and must never touch a cluster.

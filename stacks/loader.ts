@@ -17,7 +17,8 @@
  * - the SDK's per-resource debug traces are not sent to the engine (`quietSdkTraces`).
  *
  * Active only inside Pulumi's Node.js run script (`PULUMI_NODEJS_TYPESCRIPT=true`, set by the language host) and
- * unless `NVCF_FAST_LOADER=0`; under Jest or plain ts-node nothing changes. `NVCF_FAST_LOADER_CACHE` names another
+ * the `nvcf` command (cli/nvcf.js, which runs the program inline), unless `NVCF_FAST_LOADER=0`; under Jest or
+ * plain ts-node nothing changes. `NVCF_FAST_LOADER_CACHE` names another
  * cache directory. The emit options restate tsconfig.json's (ES2022, CommonJS, esModuleInterop); change both
  * together. Errors in the cache directory (read only, full disk) fall back to transpiling in memory.
  */
@@ -244,8 +245,8 @@ export const SDK_TRACE_PREFIXES: readonly string[] = [
 /**
  * Keeps the SDK's per-resource traces (`SDK_TRACE_PREFIXES`) from being sent to the engine. The SDK sends every
  * debug message as a gRPC call of its own, each waiting for the one before, and the engine turns each into an
- * event that only `pulumi ... --debug` displays: for the control plane's ~85 resources about 300 calls, about 10 %
- * of a no-op preview's CPU in the program and the CLI together (docs/performance.md). Every other debug message
+ * event that only `pulumi ... --debug` displays: for the control plane's ~85 resources about 300 calls, 3–10 % of
+ * a no-op preview's CPU in the program and the CLI together (docs/performance.md). Every other debug message
  * (the program's own, the SDK's others) still goes to the engine. `NVCF_SDK_TRACES=1` keeps them all, e.g. with
  * `pulumi up --debug`. Input: the environment. Output: true when the traces are dropped. Throws nothing: without the
  * SDK's `log` module at the expected place it changes nothing.
