@@ -135,6 +135,8 @@ open(sys.argv[1], "w").write("%.3f %.3f\n" % (r.ru_utime, r.ru_stime))
 sys.exit(rc if rc >= 0 else 1)
 ' "$@"
 }
+# CPU seconds (user + system) of a cpu_run file.
+cpu_s() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
 # CPU seconds (user + system) the processes of a local cluster have used so far (kwokctl's pid files).
 cluster_cpu() { # cluster name
   local tick f pid sum=0
@@ -235,7 +237,7 @@ for i in $(seq 1 "$RUNS"); do
   log "run $i/$RUNS: pulumi up -s dev-gpu-a (load $(load1))"
   kc0=$(cluster_cpu nvcf-gpu-a)
   f=$(up_with_log dev-gpu-a "up-gpu-a-cli-$i")
-  row gpu-1-cpu-s "$(awk '{ printf "%.3f", $1 + $2 }' "$NVCF_LOCAL_DIR/up-gpu-a-cli-$i.cpu")"
+  row gpu-1-cpu-s "$(cpu_s "$NVCF_LOCAL_DIR/up-gpu-a-cli-$i.cpu")"
   row gpu-1-cluster-cpu-s "$(awk -v k0="$kc0" -v k1="$(cluster_cpu nvcf-gpu-a)" 'BEGIN { printf "%.3f", k1 - k0 }')"
   row startup-compute-s "$(secs "$(field "$f" startupMs)")"
   row gpu-up-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
@@ -260,7 +262,7 @@ for i in $(seq 1 "$RUNS"); do
       die "nvcf up of $n GPU stack(s) failed (output: $NVCF_LOCAL_DIR/$tag.lines)"
     fi
     row "gpu-nvcf-$n-command-s" "$(secs $(($(ms) - t0)))"
-    row "gpu-nvcf-$n-cpu-s" "$(awk '{ printf "%.3f", $1 + $2 }' "$NVCF_LOCAL_DIR/$tag.cpu")"
+    row "gpu-nvcf-$n-cpu-s" "$(cpu_s "$NVCF_LOCAL_DIR/$tag.cpu")"
     # Microsecond stamps: first "up started" to last "up done" of the dev-gpu-* stacks.
     w=$(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
       $2 ~ / dev-gpu-[a-d] +up done in / && $1 > e { e = $1 } END { if (s != "" && e != "") printf "%d", (e - s) / 1000 }' "$NVCF_LOCAL_DIR/$tag.lines")
