@@ -385,15 +385,16 @@ export interface RecoverOptions {
  * Reads Helm's labels of every record (one kubectl call). When every release's latest record is `deployed`,
  * returns an import of every release (`healthyImports`: the engine ignores it for releases the state holds) and
  * reads nothing else. Otherwise reads the hook objects in the namespaces of releases without records (side by
- * side), and only where a rule needs them the records with their payloads and the Pulumi state (`pulumi stack
- * export`): a release without records and without blocking hook objects needs neither, so a fresh install into
- * clean namespaces costs one kubectl call per namespace. Then applies `planRelease` to every release: waits,
- * deletes stale Helm records and blocking leftover hooks (only during `pulumi up`; each step is logged as a
- * warning naming the release and what was done), and returns the releases to import (`namespace/name` by
- * release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError` when a step is not safe to take
- * automatically (the message names the exact command). When the cluster cannot be reached it returns nothing and
- * lets the provider report the connection error. Does nothing (returns no imports) when the program runs under
- * Pulumi's mocks (no engine address).
+ * side; with more than one such namespace, only those that exist, after one call that lists the namespaces), and
+ * only where a rule needs them the records with their payloads and the Pulumi state (`pulumi stack export`): a
+ * release without records and without blocking hook objects needs neither, so a fresh install costs two kubectl
+ * calls (labels, namespaces) plus one per release namespace that already exists. Then applies `planRelease` to
+ * every release: waits, deletes stale Helm records and blocking leftover hooks (only during `pulumi up`; each
+ * step is logged as a warning naming the release and what was done), and returns the releases to import
+ * (`namespace/name` by release name) for `NvcfRelease`'s `adopt`. Throws `RecoveryError` when a step is not safe
+ * to take automatically (the message names the exact command). When the cluster cannot be reached it returns
+ * nothing and lets the provider report the connection error. Does nothing (returns no imports) when the program
+ * runs under Pulumi's mocks (no engine address).
  */
 export async function recoverReleases(opts: RecoverOptions): Promise<Record<string, string>> {
   // Only under a real engine: unit tests run the program with mocks and must never touch a cluster.
@@ -439,8 +440,19 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
           );
         return state;
       }));
+    const recorded = new Set(labels.map((r) => key(r.namespace, r.name)));
+    const toRead = new Set(
+      opts.releases.filter((r) => !recorded.has(key(r.namespace, r.name))).map((r) => r.namespace),
+    );
+    // With more than one namespace to read, one call first lists the namespaces there are: a namespace that does
+    // not exist yet (a fresh install) holds no hook objects and is not read. Undefined: not listed (read all).
+    const present: Promise<Set<string> | undefined> =
+      toRead.size > 1
+        ? kube.text(["get", "namespaces", "-o", "name"]).then(namespaceNames)
+        : Promise.resolve(undefined);
     // Hook objects nobody claims, in a namespace; the records are read only where there are hook objects.
     const leftoversIn = async (namespace: string) => {
+      if ((await present)?.has(namespace) === false) return [];
       const found = await hookObjects(kube, namespace);
       if (found.length === 0 || !(await readPayloads())) return [];
       return unclaimed(found, namespace, records);
@@ -448,10 +460,7 @@ export async function recoverReleases(opts: RecoverOptions): Promise<Record<stri
     const refusals: string[] = [];
     // The namespaces of releases without records are read at once, side by side.
     const hookCache = new Map<string, Promise<HookObject[]>>();
-    const recorded = new Set(labels.map((r) => key(r.namespace, r.name)));
-    for (const rel of opts.releases)
-      if (!recorded.has(key(rel.namespace, rel.name)) && !hookCache.has(rel.namespace))
-        hookCache.set(rel.namespace, leftoversIn(rel.namespace));
+    for (const ns of toRead) hookCache.set(ns, leftoversIn(ns));
     for (const rel of opts.releases) {
       const mineOf = () => records.filter((r) => r.namespace === rel.namespace && r.name === rel.name);
       // Waiting (bounded by the record's timeout), then removing stale records, then leftover hooks.
@@ -580,6 +589,21 @@ export function healthyImports(
     out[rel.name] = k;
   }
   return out;
+}
+
+/**
+ * The namespace names in `kubectl get namespaces -o name` output (`namespace/<name>` per line); undefined for
+ * undefined (kubectl failed).
+ */
+export function namespaceNames(text: string | undefined): Set<string> | undefined {
+  if (text === undefined) return undefined;
+  return new Set(
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith("namespace/"))
+      .map((l) => l.slice("namespace/".length)),
+  );
 }
 
 /** The kinds hook objects are looked for in (namespaced kinds charts use for hooks). */

@@ -95,6 +95,16 @@ export interface NvcfReleaseArgs {
  * only to the locations that take them (`repositoryOptions`). The chart is resolved through its origin
  * (`chartReference`).
  *
+ * Helm's OpenAPI check is off on install (`disableOpenapiValidation`). With it on, Helm (3.18, inside the
+ * Kubernetes provider) asks, for every object of the rendered chart, whether the API server supports
+ * server-side field validation. It does so by fetching and parsing that API group's whole OpenAPI v3 document
+ * (about 2.7 MB for one small chart). On a server that supports it, Helm then validates nothing on the client
+ * (k8s.io/kubectl `paramVerifyingSchema`), and Helm's requests do not ask for strict validation either. Every
+ * Kubernetes release from 1.27 supports it, and NVIDIA's kubectl floor of 1.28 (±1 minor) implies such a
+ * server, so Helmfile's `helm upgrade --install` checks no more than this does. The check was about half of the
+ * provider's CPU time in a GPU-cluster install (docs/performance.md). The provider applies the flag only on
+ * install, and `ignoreChanges` keeps releases installed before this change from showing a diff.
+ *
  * Outputs: `status` (Helm's release status) and `releaseName`.
  */
 export class NvcfRelease extends pulumi.ComponentResource {
@@ -124,8 +134,14 @@ export class NvcfRelease extends pulumi.ComponentResource {
         cleanupOnFail: true,
         waitForJobs: true,
         maxHistory: 5,
+        disableOpenapiValidation: true,
       },
-      { parent: this, dependsOn: opts?.dependsOn, ...adoptOptions(args.adopt) },
+      {
+        parent: this,
+        dependsOn: opts?.dependsOn,
+        ignoreChanges: ["disableOpenapiValidation"],
+        ...adoptOptions(args.adopt),
+      },
     );
     this.status = this.release.status.status;
     this.releaseName = this.release.name;

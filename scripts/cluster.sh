@@ -483,8 +483,9 @@ check_loopback() {
 
 # The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator; what it does and does not do is in its
 # header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script),
-# pid file and log in $OPERATOR_DIR. It reads the cluster through the cluster's own kubeconfig under the kwok
-# work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir catches it.
+# pid file and log in $OPERATOR_DIR. It calls the API server itself (no kubectl) with the cluster's own kubeconfig
+# under the kwok work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir
+# catches it.
 OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
 operator_pid() { # name -> the running stand-in's pid (fails when none runs)
   local pid cmd
@@ -502,8 +503,8 @@ operator_start() {
   fi
   rm -f "$OPERATOR_DIR/$name.pid"
   setsid -f node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
-    --context "kwok-$name" --kubectl "$(command -v kubectl)" --state "$OPERATOR_DIR/$name.state" \
-    --pid-file "$OPERATOR_DIR/$name.pid" </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
+    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid" \
+    </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
   for i in $(seq 1 50); do
     pid=$(operator_pid "$name") && { log "cluster $name: stand-in NVCA operator started (pid $pid, log $OPERATOR_DIR/$name.log)"; return 0; }
     sleep 0.2

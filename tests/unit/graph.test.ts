@@ -95,6 +95,14 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
     }
   });
 
+  test("Helm's OpenAPI check is skipped on install, and deployed releases keep what they were installed with", () => {
+    const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
+    for (const rel of releases) {
+      expect(rel.inputs["disableOpenapiValidation"]).toBe(true);
+      expect(rel.ignoreChanges).toContain("disableOpenapiValidation");
+    }
+  });
+
   test("chart credentials travel on each release, never from the host's Helm login (user report C1)", () => {
     const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
     for (const rel of releases) {
@@ -151,6 +159,15 @@ describe.each(computeStacks)("compute-plane stack %s", (stack) => {
 
   test("no secret in plain text", () => {
     expect(JSON.stringify(summary(r))).not.toContain("SENTINEL-");
+  });
+
+  test("Helm's OpenAPI check is skipped on install, and deployed releases keep what they were installed with", () => {
+    const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
+    expect(releases.length).toBeGreaterThan(0);
+    for (const rel of releases) {
+      expect(rel.inputs["disableOpenapiValidation"]).toBe(true);
+      expect(rel.ignoreChanges).toContain("disableOpenapiValidation");
+    }
   });
 
   test("the operator gets the identity registration returned, and waits for pull secrets and the node tuner", () => {

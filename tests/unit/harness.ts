@@ -41,6 +41,8 @@ export interface Rendered {
   inputs: Record<string, unknown>;
   dependsOn: string[];
   protect: boolean;
+  /** The resource option `ignoreChanges` (property paths), empty when not set. */
+  ignoreChanges: string[];
   /** The props as the program passed them (Outputs unresolved). */
   props?: unknown;
   /** The resource object (read after construction, for inherited options). */
@@ -283,6 +285,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 ref: a.resource,
                 dependsOn: deps.map((d) => d.__name ?? "?"),
                 protect: a.opts.protect === true,
+                ignoreChanges: [...(a.opts.ignoreChanges ?? [])],
               };
               resources.push(rec);
               return undefined;

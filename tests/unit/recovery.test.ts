@@ -12,6 +12,7 @@ import {
   type StateView,
   decodeHelmPayload,
   healthyImports,
+  namespaceNames,
   parseHelmRecordTable,
   parseHelmRecords,
   parseHookObjects,
@@ -162,6 +163,14 @@ describe("planRelease", () => {
 });
 
 describe("parsers", () => {
+  test("namespaceNames: the names kubectl get namespaces -o name prints; undefined when kubectl failed", () => {
+    expect(namespaceNames("namespace/default\nnamespace/nats-system\n\n")).toEqual(
+      new Set(["default", "nats-system"]),
+    );
+    expect(namespaceNames("")).toEqual(new Set());
+    expect(namespaceNames(undefined)).toBeUndefined();
+  });
+
   const payload = (obj: unknown) =>
     Buffer.from(zlib.gzipSync(Buffer.from(JSON.stringify(obj))).toString("base64")).toString("base64");
 
