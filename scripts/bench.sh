@@ -152,38 +152,29 @@ row() { echo "$1 $2" >>"$rows"; }
 secs() { awk -v a="$1" 'BEGIN { printf "%.3f", a / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
-# Starts the event-log stamper of a run (tag) and waits until it reads its FIFO.
-start_stamper() { # tag
-  local fifo="$NVCF_LOCAL_DIR/$1.fifo" out="$NVCF_LOCAL_DIR/$1.events"
+# Runs `pulumi up` of a stack in the project copy from nothing with its engine event log stamped on arrival
+# (tools/bench-analyze.ts stamp, started first and reading its FIFO before the command starts), and prints the
+# figures (tools/bench-analyze.ts RunFigures, one JSON line). Files: $NVCF_LOCAL_DIR/<tag>.{fifo,events,log,cpu,
+# state.json}.
+up_with_log() { # stack tag
+  local stack=$1 tag=$2 t0 sp w
+  local fifo="$NVCF_LOCAL_DIR/$tag.fifo" out="$NVCF_LOCAL_DIR/$tag.events"
   rm -f "$fifo" "$out" "$out.ready"
   mkfifo "$fifo"
   (cd "$proj" && exec "${ANALYZE[@]}" stamp "$fifo" "$out") &
-  echo "$!" >"$NVCF_LOCAL_DIR/$1.stamper"
+  sp=$!
   while [ ! -e "$out.ready" ]; do sleep 0.05; done
-}
-# Runs `pulumi up` of a stack in the project copy from nothing into the stamper of `tag` (start_stamper first),
-# records its start and end (ms) in <tag>.span and prints the figures (tools/bench-analyze.ts RunFigures, one
-# JSON line).
-up_logged() { # stack tag
-  local stack=$1 tag=$2 t0 sp
-  sp=$(cat "$NVCF_LOCAL_DIR/$tag.stamper")
   t0=$(ms)
   # CPU seconds of the CLI and every process below it (program, language host, plugins, kubectl): cpu_run.
-  if ! (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" pulumi up -s "$stack" --yes --skip-preview --event-log "$NVCF_LOCAL_DIR/$tag.fifo" >"$NVCF_LOCAL_DIR/$tag.log" 2>&1); then
+  if ! (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" pulumi up -s "$stack" --yes --skip-preview --event-log "$fifo" >"$NVCF_LOCAL_DIR/$tag.log" 2>&1); then
     kill "$sp" 2>/dev/null || true
     tail -30 "$NVCF_LOCAL_DIR/$tag.log" >&2
     die "pulumi up -s $stack failed (log: $NVCF_LOCAL_DIR/$tag.log)"
   fi
-  echo "$t0 $(ms)" >"$NVCF_LOCAL_DIR/$tag.span"
-  # The stamper ends at the engine's closing event (it may be another shell's child: poll, do not wait).
-  local w
+  # The stamper ends at the engine's closing event (bounded: at most 10 s).
   for w in $(seq 1 200); do kill -0 "$sp" 2>/dev/null || break; sleep 0.05; done
   (cd "$proj" && pulumi stack export -s "$stack" >"$NVCF_LOCAL_DIR/$tag.state.json")
-  (cd "$proj" && "${ANALYZE[@]}" run "$NVCF_LOCAL_DIR/$tag.events" "$NVCF_LOCAL_DIR/$tag.state.json" "$t0")
-}
-up_with_log() { # stack tag
-  start_stamper "$2"
-  up_logged "$1" "$2"
+  (cd "$proj" && "${ANALYZE[@]}" run "$out" "$NVCF_LOCAL_DIR/$tag.state.json" "$t0")
 }
 field() { node -e 'const f = JSON.parse(process.argv[1]); console.log(f[process.argv[2]]);' "$1" "$2"; }
 destroy() { (cd "$proj" && pulumi destroy -s "$1" --yes --skip-preview >"$NVCF_LOCAL_DIR/destroy-$1.log" 2>&1) || die "pulumi destroy -s $1 failed"; }
