@@ -7,6 +7,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { withoutDependsOn } from "./options";
 
 export interface InotifyTunerArgs {
   /** `fs.inotify.max_user_instances` (count; docs: 8192). */
@@ -38,14 +39,15 @@ export function inotifyScript(maxUserInstances: number, maxUserWatches: number):
 
 /**
  * Output: `scheduled`, the number of nodes the DaemonSet runs on once ready. Errors: the deployment fails
- * when `requireNodes` is on and the DaemonSet is scheduled on zero nodes.
+ * when `requireNodes` is on and the DaemonSet is scheduled on zero nodes. Its `dependsOn` goes to the
+ * DaemonSet, not to the component (components/options.ts).
  */
 export class InotifyTuner extends pulumi.ComponentResource {
   readonly daemonSet: k8s.apps.v1.DaemonSet;
   readonly scheduled: pulumi.Output<number>;
 
   constructor(name: string, args: InotifyTunerArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("nvcf:index:InotifyTuner", name, {}, opts);
+    super("nvcf:index:InotifyTuner", name, {}, withoutDependsOn(opts));
     const labels = { "app.kubernetes.io/name": "node-inotify-tuner" };
     this.daemonSet = new k8s.apps.v1.DaemonSet(
       name,

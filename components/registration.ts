@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
 import { type CliEndpoints, cliConfigYaml, parseRegistration } from "../values/registration";
+import { withoutDependsOn } from "./options";
 
 export interface ClusterRegistrationArgs {
   clusterName: string;
@@ -114,12 +115,13 @@ const registeredValuesBlock = (
  *
  * Output: `registration`, the typed values that followed the helm-values marker (plain: IDs and URLs are
  * not secret). Throws at deploy time when the CLI fails or returns empty IDs (docs/upstream-facts.md §4 row 15).
+ * Its `dependsOn` goes to the command, not to the component (components/options.ts).
  */
 export class ClusterRegistration extends pulumi.ComponentResource {
   readonly registration: pulumi.Output<Registration>;
 
   constructor(name: string, args: ClusterRegistrationArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("nvcf:index:ClusterRegistration", name, {}, opts);
+    super("nvcf:index:ClusterRegistration", name, {}, withoutDependsOn(opts));
     const endpoints = pulumi.output(args.endpoints);
     // An adopted registration prints the recorded values block instead of registering; without one the
     // inputs are exactly those of a registration made here (no diff for existing stacks).

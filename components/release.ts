@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { type ResolvedChart, resolveChart } from "../catalog/sources";
 import type { ControlPlaneConfig } from "../config/schema";
 import { adoptOptions } from "./recovery";
+import { withoutDependsOn } from "./options";
 
 /** Where charts come from, with the secret password as a Pulumi secret (never in plain text). */
 export interface ChartSource {
@@ -105,6 +106,8 @@ export interface NvcfReleaseArgs {
  * provider's CPU time in a GPU-cluster install (docs/performance.md). The provider applies the flag only on
  * install, and `ignoreChanges` keeps releases installed before this change from showing a diff.
  *
+ * Its `dependsOn` goes to the Helm release resource, not to the component (components/options.ts).
+ *
  * Outputs: `status` (Helm's release status) and `releaseName`.
  */
 export class NvcfRelease extends pulumi.ComponentResource {
@@ -115,7 +118,7 @@ export class NvcfRelease extends pulumi.ComponentResource {
   readonly releaseName: pulumi.Output<string>;
 
   constructor(name: string, args: NvcfReleaseArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("nvcf:index:Release", name, {}, opts);
+    super("nvcf:index:Release", name, {}, withoutDependsOn(opts));
     const ref = chartReference(args.source.config, args.chart, args.version);
     this.chartReference = ref;
     const repositoryOpts = repositoryOptions(ref, args.source.config.username, args.source.password);

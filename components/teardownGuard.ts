@@ -9,6 +9,7 @@
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
+import { withoutDependsOn } from "./options";
 
 /*
  * Reads `pulumi stack ls --json` and `pulumi stack export` of each other stack (no secrets are decrypted)
@@ -44,13 +45,14 @@ export interface TeardownGuardArgs {
  * See the module comment. Output: `ready`, true once the guard is in place in this run (after every resource
  * it depends on): whatever lets a compute plane use this stack (its registrations) is exported only then, so
  * no compute-plane stack can come to reference a control plane that has no guard yet, e.g. after a first
- * `pulumi up` that failed part-way. Errors: the delete fails, naming the dependent stacks.
+ * `pulumi up` that failed part-way. Errors: the delete fails, naming the dependent stacks. Its `dependsOn` goes
+ * to the guard's command, not to the component (components/options.ts).
  */
 export class TeardownGuard extends pulumi.ComponentResource {
   readonly ready: pulumi.Output<boolean>;
 
   constructor(name: string, args: TeardownGuardArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("nvcf:index:TeardownGuard", name, {}, opts);
+    super("nvcf:index:TeardownGuard", name, {}, withoutDependsOn(opts));
     const guard = new command.local.Command(
       name,
       {

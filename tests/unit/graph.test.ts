@@ -218,7 +218,12 @@ test("architecture: every component class passes {} as props, documents itself a
       ...src.matchAll(/export class (\w+) extends pulumi\.ComponentResource \{([\s\S]*?)\n\}/g),
     ];
     for (const [, name, body] of classes) {
-      expect([f, name, /super\("nvcf:index:\w+", name, \{\}, opts\)/.test(body)]).toEqual([f, name, true]);
+      // `withoutDependsOn(opts)`: a component whose work is one resource hands that resource its dependsOn.
+      expect([
+        f,
+        name,
+        /super\("nvcf:index:\w+", name, \{\}, (opts|withoutDependsOn\(opts\))\)/.test(body),
+      ]).toEqual([f, name, true]);
       expect([f, name, /this\.registerOutputs\(/.test(body)]).toEqual([f, name, true]);
       expect([f, name, src.includes(`/**`)]).toEqual([f, name, true]);
     }
@@ -401,14 +406,51 @@ describe("change isolation in the graph", () => {
     const changed = withUi.resources
       .filter((x) => before.has(key(x)) && before.get(key(x)) !== JSON.stringify(x))
       .map((x) => `${x.type}::${x.name}`);
-    // The route chart renders the UI route, the ingress waits for nvcf-ui, and the guard waits for one more release.
+    // The route chart renders the UI route, the ingress waits for nvcf-ui, and the guard waits for one more
+    // release (the resources that do the work carry the dependsOn, not their components).
     expect(changed.sort()).toEqual(
-      [
-        "command:local:Command::nvcf-teardown-guard",
-        "kubernetes:helm.sh/v3:Release::nvcf-ingress",
-        "nvcf:index:Release::nvcf-ingress",
-        "nvcf:index:TeardownGuard::nvcf-teardown-guard",
-      ].sort(),
+      ["command:local:Command::nvcf-teardown-guard", "kubernetes:helm.sh/v3:Release::nvcf-ingress"].sort(),
     );
   });
+});
+
+describe("components register at once; their resource waits", () => {
+  // components/options.ts `withoutDependsOn`: a component with dependsOn would wait for its prerequisites and
+  // then cost one more engine round trip before its resource could start, on every edge of the install order.
+  const WRAPPERS = new Set([
+    "nvcf:index:Release",
+    "nvcf:index:TeardownGuard",
+    "nvcf:index:ClusterRegistration",
+    "nvcf:index:InotifyTuner",
+  ]);
+  test.each(["dev", "prod-eks", "dev-gpu-a", "dev-gpu-b", "prod-gpu-east-1"])(
+    "%s: the wrapping components carry no dependsOn, the resource inside carries all of it",
+    async (stack) => {
+      const r = stack.includes("gpu")
+        ? await render({ stack, controlPlaneOutputs: await controlOutputsFor(stack) })
+        : await renderControl(stack);
+      const wrappers = r.resources.filter((x) => WRAPPERS.has(x.type));
+      expect(wrappers.length).toBeGreaterThan(0);
+      for (const w of wrappers) {
+        expect([w.type, w.name, w.dependsOn]).toEqual([w.type, w.name, []]);
+        const inner = r.resources.filter((x) => x.parent === w.name && !WRAPPERS.has(x.type));
+        expect(inner.length).toBeGreaterThan(0);
+      }
+      // A release with needs waits for them and for its namespace's pull secret (or namespace), itself.
+      const release = (name: string) =>
+        r.resources.find((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.name === name);
+      if (stack === "dev") {
+        expect(release("nvcf-openbao-server")?.dependsOn.sort()).toEqual([
+          "nvcf-nats",
+          "nvcf-pull-vault-system",
+        ]);
+        expect(release("nvcf-nats")?.dependsOn).toEqual(["nvcf-pull-nats-system"]);
+      }
+      if (stack === "dev-gpu-a") {
+        expect(release("nvcf-nvca-operator")?.dependsOn).toEqual(
+          expect.arrayContaining(["nvcf-inotify", "nvcf-pull-nvca-operator"]),
+        );
+      }
+    },
+  );
 });
