@@ -1,6 +1,7 @@
 /**
  * Entry point: validates this stack's config (every problem at once, before any resource is registered or a
- * kubeconfig is read), then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`.
+ * kubeconfig is read, apart from one read-only warm-up request to the API server, stacks/kube.ts
+ * `warmUpFromRawConfig`), then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`.
  * An invalid config ends the run with `ConfigError` (a Pulumi RunError), which `pulumi preview` and
  * `pulumi up` print as the plain list of problems and nothing else (config/problems.ts). Each program is
  * loaded only when used, so a stack does not pay for the other's modules; under `pulumi preview`/`up` the
@@ -9,8 +10,13 @@
 import { installFastLoader } from "./stacks/loader";
 
 installFastLoader();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { warmUpFromRawConfig } = require("./stacks/kube") as typeof import("./stacks/kube");
 
 export = async () => {
+  // Read-only and best effort: the API server builds the OpenAPI document the Kubernetes provider reads first
+  // while the rest of the program loads (stacks/kube.ts). Per run: `nvcf` runs this function once per stack.
+  warmUpFromRawConfig();
   const { loadConfig } = await import("./config/load");
   const cfg = loadConfig();
   if (cfg.plane === "compute") {

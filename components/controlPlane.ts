@@ -52,8 +52,6 @@ export interface ControlPlaneArgs {
   gpuClusters: Record<string, GpuClusterAccess>;
   /** Fully qualified name of this stack (for the teardown guard). */
   stackName: string;
-  /** Releases to import instead of install, `namespace/name` by release name (components/recovery.ts). */
-  adopt?: Record<string, string>;
 }
 
 /** Namespaces that route backends live in; they carry `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
@@ -67,6 +65,16 @@ export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): st
     : cfg.observability.namespace;
 }
 
+/** What `ControlPlane`'s first step hands to its second. */
+interface FirstStep {
+  flags: ReturnType<typeof controlFlags>;
+  releases: ReleaseSpec[];
+  protect: boolean;
+  namespaces: Namespaces;
+  pullSecrets: PullSecrets | undefined;
+  secrets: ControlSecrets<pulumi.Output<string>>;
+}
+
 /**
  * The control plane. Each release waits only for its real prerequisites (docs/upstream-facts.md §1.4 `needs`), its
  * namespace and the pull secret in it; there are no stage barriers between unrelated releases (user
@@ -78,17 +86,48 @@ export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): st
  */
 export class ControlPlane extends pulumi.ComponentResource {
   readonly releases: Record<string, NvcfRelease> = {};
-  readonly gatewayAddress: pulumi.Output<string>;
-  /** `http://<gateway address>` (SIS/ICMS and ReVal through the gateway), "" while there is no address. */
-  readonly gatewayUrl: pulumi.Output<string>;
-  /** `nats://<gateway address>:4222`, "" while there is no address. */
-  readonly natsUrl: pulumi.Output<string>;
-  readonly registrations: pulumi.Output<Record<string, Registration>>;
   readonly hosts: ReturnType<typeof serviceHosts>;
+  // Set by `create` once the releases are registered (the second step); never reassigned after that.
+  gatewayAddress!: pulumi.Output<string>;
+  /** `http://<gateway address>` (SIS/ICMS and ReVal through the gateway), "" while there is no address. */
+  gatewayUrl!: pulumi.Output<string>;
+  /** `nats://<gateway address>:4222`, "" while there is no address. */
+  natsUrl!: pulumi.Output<string>;
+  registrations!: pulumi.Output<Record<string, Registration>>;
   /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
-  readonly teardownGuard: TeardownGuard;
+  teardownGuard!: TeardownGuard;
+  /** What the first step leaves to the second. */
+  private readonly first: FirstStep;
 
-  constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
+  /**
+   * Builds the control plane in two steps. First, at once: the component, the namespaces, the pull secrets and
+   * the credentials, which recovery never changes, so the engine creates them while recovery
+   * (components/recovery.ts) reads the cluster; then, when `adopt` settles, the gateway wiring, the releases (those
+   * in `adopt` imported instead of installed), the GPU cluster registrations and the teardown guard.
+   *
+   * Input: the component's name, its arguments, `adopt` (a promise of the releases to import, `namespace/name` by
+   * release name; `{}` when there are none) and resource options. Output: the component, once every resource is
+   * registered. Errors: rejects with `adopt`'s error (a recovery refusal), when only the first step's resources
+   * exist; no release is installed or upgraded then.
+   */
+  static async create(
+    name: string,
+    args: ControlPlaneArgs,
+    adopt: Promise<Record<string, string>>,
+    opts?: pulumi.ComponentResourceOptions,
+  ): Promise<ControlPlane> {
+    let cp: ControlPlane;
+    try {
+      cp = new ControlPlane(name, args, opts);
+    } catch (e) {
+      adopt.catch(() => undefined); // the first error is the one reported
+      throw e;
+    }
+    cp.addReleases(name, args, await adopt);
+    return cp;
+  }
+
+  private constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ControlPlane", name, {}, opts);
     const cfg = args.config;
     const flags = controlFlags(cfg);
@@ -176,10 +215,18 @@ export class ControlPlane extends pulumi.ComponentResource {
       ).metadata.name;
     }
 
+    this.first = { flags, releases, protect, namespaces, pullSecrets, secrets };
+  }
+
+  /** The second step of `create`: everything that recovery's `adopt` decides or that depends on the releases. */
+  private addReleases(name: string, args: ControlPlaneArgs, adopt: Record<string, string>): void {
+    const cfg = args.config;
+    const { flags, releases, protect, namespaces, pullSecrets, secrets } = this.first;
+    const nsName = (ns: string): pulumi.Input<string> => namespaces.names[ns] ?? ns;
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
-      { config: cfg, source, namespace: nsName, adopt: args.adopt?.[ENVOY_GATEWAY_RELEASE] },
+      { config: cfg, source, namespace: nsName, adopt: adopt[ENVOY_GATEWAY_RELEASE] },
       { parent: this },
     );
     this.gatewayAddress = gateway.address;
@@ -205,7 +252,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           values: controlValues(r.name, cfg, secrets),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
-          adopt: args.adopt?.[r.name],
+          adopt: adopt[r.name],
         },
         { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );

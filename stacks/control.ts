@@ -74,15 +74,16 @@ export async function controlPlaneStack(
 
   const stackName = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
   // Interrupted or failed earlier runs: stale Helm records and leftover hooks are cleared, lost releases adopted.
+  // The namespaces, pull secrets and credentials are registered meanwhile; the releases wait for it.
   const adopt = cfg.aws?.eksClusterName
-    ? {}
-    : await recoverReleases({
+    ? Promise.resolve({})
+    : recoverReleases({
         access: { kubectl: "kubectl", context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
         releases: controlRecoveryReleases(cfg),
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });
-  const cp = new ControlPlane(
+  const cp = await ControlPlane.create(
     "nvcf",
     {
       // Secret leaves of nvcf:releaseValues stay secret, each by itself (config/load.ts).
@@ -96,8 +97,8 @@ export async function controlPlaneStack(
       },
       gpuClusters,
       stackName,
-      adopt,
     },
+    adopt,
     { providers: { kubernetes: provider } },
   );
 

@@ -104,7 +104,31 @@ function originalPosition(
   return { line: best[1] + 1, column: best[2] + 1 };
 }
 
-/** `Error.prepareStackTrace`: V8's format, with the project's transpiled frames at their TypeScript positions. */
+/** The SDK module whose per-promise traces `prepareStackTrace` leaves unformatted (`@pulumi/pulumi` 3.248). */
+const SDK_PROMISE_TRACE_FILE = path.join("@pulumi", "pulumi", "runtime", "debuggable.js");
+
+/** True when `PULUMI_DEBUG_PROMISE_LEAKS` asks the SDK to print its per-promise traces (set at installation). */
+let keepPromiseTraces = false;
+
+/**
+ * True for the trace the SDK takes of every promise it tracks (`debuggablePromise`, one per property of every
+ * resource it registers: about 5,000 in a control-plane run), when nobody will read it. The SDK keeps that text
+ * only to print it for `PULUMI_DEBUG_PROMISE_LEAKS`; formatting it was about 0.22 s of the program's CPU in a
+ * control-plane run, on the way to its first resource (docs/performance.md).
+ */
+function unreadPromiseTrace(frames: NodeJS.CallSite[]): boolean {
+  if (keepPromiseTraces || frames.length === 0) return false;
+  const top = frames[0];
+  return (
+    top.getFunctionName() === "debuggablePromise" &&
+    (top.getFileName() ?? "").endsWith(SDK_PROMISE_TRACE_FILE)
+  );
+}
+
+/**
+ * `Error.prepareStackTrace`: V8's format, with the project's transpiled frames at their TypeScript positions.
+ * The SDK's per-promise traces (`unreadPromiseTrace`) are only their first line and a note of how to get them.
+ */
 function prepareStackTrace(error: Error, frames: NodeJS.CallSite[]): string {
   let header: string;
   try {
@@ -112,6 +136,7 @@ function prepareStackTrace(error: Error, frames: NodeJS.CallSite[]): string {
   } catch {
     header = "Error";
   }
+  if (unreadPromiseTrace(frames)) return `${header}\n    (trace not kept: set PULUMI_DEBUG_PROMISE_LEAKS=1)`;
   let text = header;
   for (const f of frames) {
     let s = String(f);
@@ -219,6 +244,7 @@ export function installFastLoader(env: NodeJS.ProcessEnv = process.env): boolean
     const js = transpile(ts, options, filename, fs.readFileSync(filename, "utf8"));
     (m as unknown as { _compile(code: string, file: string): void })._compile(js, filename);
   };
+  keepPromiseTraces = !!env["PULUMI_DEBUG_PROMISE_LEAKS"];
   Error.prepareStackTrace = prepareStackTrace;
   deferModules(DEFERRED_MODULES);
   quietSdkTraces(env);

@@ -454,3 +454,55 @@ describe("components register at once; their resource waits", () => {
     },
   );
 });
+
+describe("the control plane in two steps (ControlPlane.create)", () => {
+  // stacks/control.ts: recovery reads the cluster while the namespaces, pull secrets and credentials are
+  // registered; the releases wait for what it decides.
+  const FIRST_STEP = new Set([
+    "nvcf:index:ControlPlane",
+    "nvcf:index:Namespaces",
+    "kubernetes:core/v1:Namespace",
+    "nvcf:index:PullSecrets",
+    "kubernetes:core/v1:Secret",
+    "random:index/randomPassword:RandomPassword",
+  ]);
+
+  test("a recovery refusal fails the run with only the first step registered: no release, guard or registration", async () => {
+    const refusal = new Error(
+      "1 release cannot be recovered automatically; no release was installed or upgraded",
+    );
+    const r = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      moduleMocks: {
+        "components/recovery": {
+          recoverReleases: () => Promise.reject(refusal),
+        },
+      },
+    });
+    expect(r.error?.message).toBe(refusal.message);
+    const types = new Set(r.resources.map((x) => x.type));
+    expect([...types].filter((t) => !FIRST_STEP.has(t) && t !== "pulumi:providers:kubernetes")).toEqual([]);
+    const names = r.resources.map((x) => x.name);
+    expect(names).toEqual(expect.arrayContaining(["nvcf-ns-nats-system", "nvcf-pull-nats-system"]));
+    expect(names).toContain("nvcf-openbao-migrations-credentials");
+  });
+
+  test("the releases recovery adopts are imported, the others installed", async () => {
+    const r = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      moduleMocks: {
+        "components/recovery": {
+          recoverReleases: () => Promise.resolve({ nats: "nats-system/nats", eg: "envoy-gateway-system/eg" }),
+        },
+      },
+    });
+    expect(r.error).toBeUndefined();
+    const imported = r.resources
+      .filter((x) => x.importId !== undefined)
+      .map((x) => [x.type, x.name, x.importId]);
+    expect(imported).toEqual([["kubernetes:helm.sh/v3:Release", "nvcf-nats", "nats-system/nats"]]);
+    expect(r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release").length).toBeGreaterThan(20);
+  });
+});

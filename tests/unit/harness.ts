@@ -43,6 +43,8 @@ export interface Rendered {
   protect: boolean;
   /** The resource option `ignoreChanges` (property paths), empty when not set. */
   ignoreChanges: string[];
+  /** The resource option `import` (the ID to import), only when set. */
+  importId?: string;
   /** The props as the program passed them (Outputs unresolved). */
   props?: unknown;
   /** The resource object (read after construction, for inherited options). */
@@ -147,6 +149,11 @@ export interface RenderOptions {
   /** DaemonSet scheduled count returned by the mock. */
   daemonSetScheduled?: number;
   preview?: boolean;
+  /**
+   * Project modules replaced for this run (path relative to the repository root, e.g. `components/recovery` →
+   * its exports, merged over the real ones), to steer what the program cannot be given through config.
+   */
+  moduleMocks?: Record<string, Record<string, unknown>>;
 }
 
 export interface RenderResult {
@@ -191,12 +198,20 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
   const resources: Rendered[] = [];
   let result: RenderResult = { resources, outputs: {}, secretOutputs: [] };
   let rejected: Error | undefined;
+  let programError: Error | undefined;
   const onRejection = (e: unknown) => {
     rejected ??= e as Error;
   };
   process.on("unhandledRejection", onRejection);
   await new Promise<void>((resolve) => {
+    // The program's dynamic imports resolve after isolateModules returns, in the shared registry: with mocks, that
+    // registry is emptied before and after, so they load with the mocks and nothing keeps them.
+    if (opts.moduleMocks) jest.resetModules();
     jest.isolateModules(() => {
+      for (const [mod, replaced] of Object.entries(opts.moduleMocks ?? {})) {
+        const file = path.join(ROOT, mod);
+        jest.doMock(file, () => ({ ...jest.requireActual<Record<string, unknown>>(file), ...replaced }));
+      }
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
       pulumi.runtime.setMocks(
@@ -286,13 +301,22 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 dependsOn: deps.map((d) => d.__name ?? "?"),
                 protect: a.opts.protect === true,
                 ignoreChanges: [...(a.opts.ignoreChanges ?? [])],
+                ...((a.opts as { import?: string }).import
+                  ? { importId: (a.opts as { import?: string }).import }
+                  : {}),
               };
               resources.push(rec);
               return undefined;
             });
-            out = await program();
+            // The program's own error is kept here rather than failing the stack's init: a failed init rejects the
+            // stack's outputs once per consumer, which Jest reports as unhandled rejections of the test.
+            out = await program().catch((e: unknown) => {
+              programError = e as Error;
+              return {};
+            });
             return undefined;
           });
+          if (programError) throw programError;
           const outputs: Record<string, unknown> = {};
           const secretOutputs: string[] = [];
           for (const [k, v] of Object.entries(out)) {
@@ -322,6 +346,8 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
   // Failed Outputs reject once per consumer; let them all land here before handing back.
   await new Promise((r) => setTimeout(r, result.error || rejected ? 500 : 20));
   process.off("unhandledRejection", onRejection);
+  for (const mod of Object.keys(opts.moduleMocks ?? {})) jest.unmock(path.join(ROOT, mod));
+  if (opts.moduleMocks) jest.resetModules();
   if (rejected && !result.error) result = { ...result, error: rejected };
   return result;
 }

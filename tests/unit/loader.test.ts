@@ -90,6 +90,42 @@ describe("fast loader", () => {
     expect(JSON.parse(r.stdout.trim())).toEqual({ before: false, after: true, paths: 0 });
   });
 
+  it("leaves the SDK's per-promise traces unformatted unless PULUMI_DEBUG_PROMISE_LEAKS asks for them", () => {
+    // The SDK's own debuggablePromise, as it runs for every property of every resource; and an ordinary error.
+    const script = `
+      const { installFastLoader } = require("./stacks/loader");
+      if (!installFastLoader()) throw new Error("loader not installed");
+      const d = require("@pulumi/pulumi/runtime/debuggable");
+      const p = Promise.resolve(1);
+      d.debuggablePromise(p, "resolveURN(x)");
+      let thrown;
+      try { require("./tests/unit/fixtures/loader-throw").check({ value: 1 }); } catch (e) { thrown = e.stack; }
+      console.log(JSON.stringify({ promise: p._debugStackTrace.split("\\n"), thrown: thrown.split("\\n")[1] }));`;
+    const run = (leaks: string | undefined) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" };
+      delete env["PULUMI_DEBUG_PROMISE_LEAKS"];
+      if (leaks !== undefined) env["PULUMI_DEBUG_PROMISE_LEAKS"] = leaks;
+      const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env,
+      });
+      expect(r.stderr).toBe("");
+      return JSON.parse(r.stdout.trim()) as { promise: string[]; thrown: string };
+    };
+    const quiet = run(undefined);
+    expect(quiet.promise).toEqual(["Error", "    (trace not kept: set PULUMI_DEBUG_PROMISE_LEAKS=1)"]);
+    // Every other error keeps its frames, mapped to TypeScript lines.
+    expect(quiet.thrown).toMatch(/at (Object\.)?check \(.*tests\/unit\/fixtures\/loader-throw\.ts:15:\d+\)$/);
+    const debug = run("1");
+    expect(debug.promise[0]).toBe("Error");
+    expect(debug.promise[1]).toMatch(
+      /at (Object\.)?debuggablePromise \(.*@pulumi\/pulumi\/runtime\/debuggable\.js:\d+:\d+\)$/,
+    );
+    expect(debug.promise.length).toBeGreaterThan(2);
+    expect(debug.thrown).toBe(quiet.thrown);
+  });
+
   it("keeps the SDK's per-resource traces from the engine and passes every other debug message on", async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const log = require("@pulumi/pulumi/log") as { debug: (msg: string) => Promise<void> };
