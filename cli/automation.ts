@@ -89,9 +89,11 @@ export function inlineProgram(
     return undefined;
   }
   return async () => {
-    // The SDK's per-resource traces stay out of the engine here too (stacks/loader.ts `quietSdkTraces`).
-    const { quietSdkTraces } = await import("../stacks/loader");
+    // The SDK's per-resource traces stay out of the engine here too, and its per-promise stack traces are not
+    // taken (stacks/loader.ts `quietSdkTraces`, `quietPromiseTraces`).
+    const { quietPromiseTraces, quietSdkTraces } = await import("../stacks/loader");
     quietSdkTraces(env);
+    quietPromiseTraces(env);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const program = require(entry) as PulumiFn;
     return program();

@@ -14,7 +14,8 @@
  *   (decoded on first use), every other frame is printed as V8 prints it;
  * - the requires of `DEFERRED_MODULES` return a stand-in that loads the module when it is first used
  *   (`deferModules`);
- * - the SDK's per-resource debug traces are not sent to the engine (`quietSdkTraces`).
+ * - the SDK's per-resource debug traces are not sent to the engine (`quietSdkTraces`), and the stack trace it takes
+ *   of every promise it tracks is not taken unless `PULUMI_DEBUG_PROMISE_LEAKS` asks for it (`quietPromiseTraces`).
  *
  * Active only inside Pulumi's Node.js run script (`PULUMI_NODEJS_TYPESCRIPT=true`, set by the language host) and
  * the `nvcf` command (cli/nvcf.js, which runs the program inline), unless `NVCF_FAST_LOADER=0`; under Jest or
@@ -104,31 +105,7 @@ function originalPosition(
   return { line: best[1] + 1, column: best[2] + 1 };
 }
 
-/** The SDK module whose per-promise traces `prepareStackTrace` leaves unformatted (`@pulumi/pulumi` 3.248). */
-const SDK_PROMISE_TRACE_FILE = path.join("@pulumi", "pulumi", "runtime", "debuggable.js");
-
-/** True when `PULUMI_DEBUG_PROMISE_LEAKS` asks the SDK to print its per-promise traces (set at installation). */
-let keepPromiseTraces = false;
-
-/**
- * True for the trace the SDK takes of every promise it tracks (`debuggablePromise`, one per property of every
- * resource it registers: about 5,000 in a control-plane run), when nobody will read it. The SDK keeps that text
- * only to print it for `PULUMI_DEBUG_PROMISE_LEAKS`; formatting it was about 0.22 s of the program's CPU in a
- * control-plane run, on the way to its first resource (docs/performance.md).
- */
-function unreadPromiseTrace(frames: NodeJS.CallSite[]): boolean {
-  if (keepPromiseTraces || frames.length === 0) return false;
-  const top = frames[0];
-  return (
-    top.getFunctionName() === "debuggablePromise" &&
-    (top.getFileName() ?? "").endsWith(SDK_PROMISE_TRACE_FILE)
-  );
-}
-
-/**
- * `Error.prepareStackTrace`: V8's format, with the project's transpiled frames at their TypeScript positions.
- * The SDK's per-promise traces (`unreadPromiseTrace`) are only their first line and a note of how to get them.
- */
+/** `Error.prepareStackTrace`: V8's format, with the project's transpiled frames at their TypeScript positions. */
 function prepareStackTrace(error: Error, frames: NodeJS.CallSite[]): string {
   let header: string;
   try {
@@ -136,7 +113,6 @@ function prepareStackTrace(error: Error, frames: NodeJS.CallSite[]): string {
   } catch {
     header = "Error";
   }
-  if (unreadPromiseTrace(frames)) return `${header}\n    (trace not kept: set PULUMI_DEBUG_PROMISE_LEAKS=1)`;
   let text = header;
   for (const f of frames) {
     let s = String(f);
@@ -244,10 +220,10 @@ export function installFastLoader(env: NodeJS.ProcessEnv = process.env): boolean
     const js = transpile(ts, options, filename, fs.readFileSync(filename, "utf8"));
     (m as unknown as { _compile(code: string, file: string): void })._compile(js, filename);
   };
-  keepPromiseTraces = !!env["PULUMI_DEBUG_PROMISE_LEAKS"];
   Error.prepareStackTrace = prepareStackTrace;
   deferModules(DEFERRED_MODULES);
   quietSdkTraces(env);
+  quietPromiseTraces(env);
   return true;
 }
 
@@ -353,4 +329,48 @@ export function deferModules(list: readonly DeferredModule[]): void {
       },
     );
   };
+}
+
+/** Marks the SDK's `debuggablePromise` once `quietPromiseTraces` has wrapped it. */
+const QUIET_PROMISES = Symbol.for("nvcf-pulumi.quietPromiseTraces");
+
+/**
+ * Keeps the SDK from taking a stack trace of every promise it tracks. The SDK's `debuggablePromise`
+ * (`@pulumi/pulumi` 3.248, `runtime/debuggable.js`) runs once per property of every resource it registers (about
+ * 5,000 times in a control-plane run) and keeps `new Error().stack` on the promise, which it reads only to print
+ * leaked promises when `PULUMI_DEBUG_PROMISE_LEAKS` is set. Capturing and formatting those traces was 0.3–0.4 s of
+ * the program's CPU in a control-plane run, most of it before the first release could be registered
+ * (docs/performance.md, "Session 10"). The wrapper runs it with `Error.stackTraceLimit` at 0, so V8 captures no
+ * frame; everything else it does (its leak bookkeeping included) is unchanged. Input: the environment. Output:
+ * true when wrapped (or already). Throws nothing: without the SDK's module at the expected place it changes
+ * nothing.
+ */
+export function quietPromiseTraces(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env["PULUMI_DEBUG_PROMISE_LEAKS"]) return false;
+  type Tracker = ((...args: unknown[]) => unknown) & { [QUIET_PROMISES]?: true };
+  let debuggable: { debuggablePromise?: Tracker };
+  try {
+    // The SDK's module instance the run script (or the nvcf command) already loaded.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    debuggable = require(require.resolve("@pulumi/pulumi/runtime/debuggable", { paths: [PROJECT_DIR] })) as {
+      debuggablePromise?: Tracker;
+    };
+  } catch {
+    return false;
+  }
+  const real = debuggable.debuggablePromise;
+  if (typeof real !== "function") return false;
+  if (real[QUIET_PROMISES]) return true;
+  const quiet: Tracker = function (this: unknown, ...args: unknown[]) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return real.apply(this, args);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
+  quiet[QUIET_PROMISES] = true;
+  debuggable.debuggablePromise = quiet;
+  return true;
 }

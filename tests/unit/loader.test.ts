@@ -90,17 +90,20 @@ describe("fast loader", () => {
     expect(JSON.parse(r.stdout.trim())).toEqual({ before: false, after: true, paths: 0 });
   });
 
-  it("leaves the SDK's per-promise traces unformatted unless PULUMI_DEBUG_PROMISE_LEAKS asks for them", () => {
+  it("takes no stack trace of the SDK's tracked promises unless PULUMI_DEBUG_PROMISE_LEAKS asks for one", () => {
     // The SDK's own debuggablePromise, as it runs for every property of every resource; and an ordinary error.
     const script = `
       const { installFastLoader } = require("./stacks/loader");
       if (!installFastLoader()) throw new Error("loader not installed");
       const d = require("@pulumi/pulumi/runtime/debuggable");
       const p = Promise.resolve(1);
-      d.debuggablePromise(p, "resolveURN(x)");
+      const tracked = d.debuggablePromise(p, "resolveURN(x)");
       let thrown;
       try { require("./tests/unit/fixtures/loader-throw").check({ value: 1 }); } catch (e) { thrown = e.stack; }
-      console.log(JSON.stringify({ promise: p._debugStackTrace.split("\\n"), thrown: thrown.split("\\n")[1] }));`;
+      tracked.then((v) => console.log(JSON.stringify({
+        promise: p._debugStackTrace.split("\\n"), ctx: p._debugCtx, value: v, limit: Error.stackTraceLimit,
+        thrown: thrown.split("\\n")[1],
+      })));`;
     const run = (leaks: string | undefined) => {
       const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" };
       delete env["PULUMI_DEBUG_PROMISE_LEAKS"];
@@ -111,11 +114,18 @@ describe("fast loader", () => {
         env,
       });
       expect(r.stderr).toBe("");
-      return JSON.parse(r.stdout.trim()) as { promise: string[]; thrown: string };
+      return JSON.parse(r.stdout.trim()) as {
+        promise: string[];
+        ctx: string;
+        value: number;
+        limit: number;
+        thrown: string;
+      };
     };
     const quiet = run(undefined);
-    expect(quiet.promise).toEqual(["Error", "    (trace not kept: set PULUMI_DEBUG_PROMISE_LEAKS=1)"]);
-    // Every other error keeps its frames, mapped to TypeScript lines.
+    // No frame captured; the promise is still tracked and resolves; the limit is back for everything else.
+    expect(quiet.promise).toEqual(["Error"]);
+    expect([quiet.ctx, quiet.value, quiet.limit]).toEqual(["resolveURN(x)", 1, 10]);
     expect(quiet.thrown).toMatch(/at (Object\.)?check \(.*tests\/unit\/fixtures\/loader-throw\.ts:15:\d+\)$/);
     const debug = run("1");
     expect(debug.promise[0]).toBe("Error");
@@ -124,6 +134,20 @@ describe("fast loader", () => {
     );
     expect(debug.promise.length).toBeGreaterThan(2);
     expect(debug.thrown).toBe(quiet.thrown);
+  });
+
+  it("names the SDK function it quiets where the installed SDK defines it and takes its trace", () => {
+    const src = fs.readFileSync(
+      path.join(ROOT, "node_modules", "@pulumi", "pulumi", "runtime", "debuggable.js"),
+      "utf8",
+    );
+    const body = src.slice(
+      src.indexOf("function debuggablePromise("),
+      src.indexOf("exports.debuggablePromise ="),
+    );
+    expect(body).toContain("_debugStackTrace");
+    expect(body).toContain("new Error().stack");
+    expect(src).toContain("exports.debuggablePromise = debuggablePromise;");
   });
 
   it("keeps the SDK's per-resource traces from the engine and passes every other debug message on", async () => {
