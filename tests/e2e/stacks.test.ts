@@ -231,8 +231,13 @@ describe("control plane", () => {
     expect(Buffer.from(sidecar, "base64").toString()).toBe(`robot:${REGISTRY_KEY}`);
   });
 
-  test("a second preview shows no changes", () => {
-    pulumi("dev", "preview", "--expect-no-changes", "--diff");
+  test("a second preview shows no changes; the program asked the API server for its OpenAPI document first", () => {
+    const r = pulumi("dev", "preview", "--expect-no-changes", "--diff", "--debug");
+    // stacks/kube.ts warmUpFromRawConfig, under the real engine, with the dev stack's context (kwok-nvcf-dev); with
+    // --diff the CLI prints debug messages on standard error.
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(
+      /debug: OpenAPI document warm-up: asking https:\/\/127\.0\.0\.1:\d+/,
+    );
   });
 
   test("a preview shows each changed non-secret value of openbao-server, cassandra and api; each secret is masked by itself", () => {
