@@ -71,6 +71,8 @@ interface FirstStep {
   releases: ReleaseSpec[];
   protect: boolean;
   namespaces: Namespaces;
+  /** A namespace's name as an Input that waits for the Namespace (names the program does not create pass through). */
+  nsName: (ns: string) => pulumi.Input<string>;
   pullSecrets: PullSecrets | undefined;
   secrets: ControlSecrets<pulumi.Output<string>>;
 }
@@ -215,14 +217,13 @@ export class ControlPlane extends pulumi.ComponentResource {
       ).metadata.name;
     }
 
-    this.first = { flags, releases, protect, namespaces, pullSecrets, secrets };
+    this.first = { flags, releases, protect, namespaces, nsName, pullSecrets, secrets };
   }
 
   /** The second step of `create`: everything that recovery's `adopt` decides or that depends on the releases. */
   private addReleases(name: string, args: ControlPlaneArgs, adopt: Record<string, string>): void {
     const cfg = args.config;
-    const { flags, releases, protect, namespaces, pullSecrets, secrets } = this.first;
-    const nsName = (ns: string): pulumi.Input<string> => namespaces.names[ns] ?? ns;
+    const { flags, releases, protect, namespaces, nsName, pullSecrets, secrets } = this.first;
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
