@@ -18,6 +18,12 @@ import { OPERATOR_CLEANUP_FINALIZER, START_UNFINALIZE, UNFINALIZE } from "../../
 const FAKE = `#!/usr/bin/env node
 const fs = require("fs");
 const st = JSON.parse(fs.readFileSync(process.env.FK_STATE, "utf8"));
+// Written whole (temporary file, then rename): the test reads the state while this fake runs.
+const save = () => {
+  const tmp = process.env.FK_STATE + "." + process.pid + ".tmp";
+  fs.writeFileSync(tmp, JSON.stringify(st));
+  fs.renameSync(tmp, process.env.FK_STATE);
+};
 const a = process.argv.slice(2);
 fs.appendFileSync(process.env.FK_LOG, a.join(" ") + "\\n");
 while (a[0] === "--context" || a[0] === "--kubeconfig") a.splice(0, 2);
@@ -27,7 +33,7 @@ if (verb === "get") {
   if (st.unreachable) process.exit(1);
   // The release's uninstall starts deleting after the first look.
   for (const o of Object.values(objs)) if (o.deleteAfterFirstGet) o.deleting = true;
-  fs.writeFileSync(process.env.FK_STATE, JSON.stringify(st));
+  save();
   for (const [n, o] of Object.entries(objs)) {
     const i = o.finalizers.indexOf(process.env.NVCFP_FINALIZER);
     if (i >= 0) process.stdout.write(n + " " + (o.deleting ? "terminating" : "live") + " " + i + "\\n");
@@ -38,7 +44,7 @@ if (verb === "get") {
   const idx = Number(ops[0].path.split("/").pop());
   if (o.finalizers[idx] !== ops[0].value) process.exit(1);
   o.finalizers.splice(idx, 1);
-  fs.writeFileSync(process.env.FK_STATE, JSON.stringify(st));
+  save();
 }
 `;
 
