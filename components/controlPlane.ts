@@ -52,6 +52,14 @@ export interface ControlPlaneArgs {
   gpuClusters: Record<string, GpuClusterAccess>;
   /** Fully qualified name of this stack (for the teardown guard). */
   stackName: string;
+  /**
+   * Optional: given release names, resolves once the engine holds their entries of the stack's `releases`
+   * output as known (stacks/outputs.ts `Acknowledgements.wait`). When given, a release registers only after
+   * its prerequisites' entries are acknowledged, so when it fails, the run's outputs list every release it
+   * waited for as `deployed` (the engine drops output registrations still on their way when a step fails).
+   * Costs one engine round trip per edge; left out in a preview, where no outputs are published.
+   */
+  releasesReported?: (releaseNames: string[]) => Promise<void>;
 }
 
 /** Namespaces that route backends live in; they carry `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
@@ -237,12 +245,16 @@ export class ControlPlane extends pulumi.ComponentResource {
     // Releases in dependency order; each depends on its active needs only.
     for (const r of releases) {
       const ns = releaseNamespace(r, cfg);
-      const needs = activeNeeds(r, flags).map((n) => this.releases[n]);
-      const deps: pulumi.Resource[] = [...needs];
+      const needNames = activeNeeds(r, flags);
+      const deps: pulumi.Resource[] = needNames.map((n) => this.releases[n]);
       // Its namespace (Helm never creates it), through the pull secret in it where there is one.
       const prerequisite = namespacePrerequisite(ns, namespaces, pullSecrets);
       if (prerequisite) deps.push(prerequisite);
       if (r.name === "ingress") deps.push(...gateway.dependencies);
+      const dependsOn =
+        args.releasesReported && needNames.length > 0
+          ? args.releasesReported(needNames).then(() => deps)
+          : deps;
       this.releases[r.name] = new NvcfRelease(
         `${name}-${r.name}`,
         {
@@ -255,7 +267,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: adopt[r.name],
         },
-        { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
+        { parent: this, dependsOn, protect: protect && r.stateful === true },
       );
     }
 

@@ -14,7 +14,7 @@ import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
 import { kubeconfigForContext } from "./kube";
-import { afterSettled, publishAsKnown } from "./outputs";
+import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -83,6 +83,26 @@ export async function controlPlaneStack(
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });
+  // In an update, a release waits until the engine holds its prerequisites' `releases` entries (stacks/outputs.ts).
+  const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
+  try {
+    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks);
+  } catch (e) {
+    // The program failed before publishing began (publishing ends the waits itself): no release waits on.
+    acks?.end();
+    throw e;
+  }
+}
+
+/** The rest of `controlPlaneStack`: the component, DNS records and the outputs. */
+async function buildControlPlane(
+  cfg: ControlPlaneConfig,
+  gpuClusters: Record<string, GpuClusterAccess>,
+  provider: k8s.Provider,
+  stackName: string,
+  adopt: Promise<Record<string, string>>,
+  acks: Acknowledgements | undefined,
+): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
     {
@@ -97,6 +117,7 @@ export async function controlPlaneStack(
       },
       gpuClusters,
       stackName,
+      releasesReported: acks && ((names) => acks.wait(names.map((n) => `releases/${n}`))),
     },
     adopt,
     { providers: { kubernetes: provider } },
@@ -128,10 +149,14 @@ export async function controlPlaneStack(
   const outputs = { ...contract, releases: pulumi.output(statuses) };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
-  const settled = publishAsKnown({
-    values: contract,
-    maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
-  });
+  const settled = publishAsKnown(
+    {
+      values: contract,
+      maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+    },
+    undefined,
+    acks,
+  );
   return afterSettled(outputs, settled);
 }
 

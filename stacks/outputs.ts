@@ -16,6 +16,12 @@
  * Registrations go out one at a time, each after the engine acknowledged the previous one, and the program's
  * own final registration waits until the last of them is acknowledged (`settled`), so the final, complete set
  * is always the last one the engine sees. Nothing is published during a preview.
+ *
+ * The engine stops taking registrations the moment a step fails (pulumi/pkg/v3 resource/deploy
+ * deployment_executor.go: the main loop returns on the cancelled context), so a registration still on its way
+ * then is lost. A resource that must not start before the engine holds some outputs as known waits for
+ * `Acknowledgements.wait` (the control plane's releases wait so for their prerequisites' entries of `releases`:
+ * when a release fails, every release it waited for reads `deployed`).
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -47,15 +53,55 @@ export function snapshot(spec: ProgressiveOutputs, known: ReadonlySet<string>): 
 }
 
 /**
+ * Which outputs the engine has acknowledged as known, for resources that wait until it holds them. Names are
+ * those of `snapshot`: a `values` key, or `<map>/<entry>`.
+ */
+export class Acknowledgements {
+  private readonly acked = new Set<string>();
+  private ended = false;
+  private waiters: { names: string[]; resolve: () => void }[] = [];
+
+  /**
+   * Resolves once every one of `names` was known in a registration the engine acknowledged, or once publishing
+   * ended without it (`end`: the engine refused a registration, or the program never started publishing).
+   * Never rejects. A name that never becomes known (its resource failed) keeps it pending until `end`, as the
+   * SDK keeps a failed resource's dependents pending.
+   */
+  wait(names: readonly string[]): Promise<void> {
+    if (this.ended || names.every((n) => this.acked.has(n))) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ names: [...names], resolve }));
+  }
+
+  /** Records the names known in a registration the engine acknowledged; resolves the waits they complete. */
+  record(known: Iterable<string>): void {
+    for (const n of known) this.acked.add(n);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.names.every((n) => this.acked.has(n))) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** Publishing is over: every wait, current and later, resolves. */
+  end(): void {
+    this.ended = true;
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+}
+
+/**
  * Registers the stack's outputs again each time one more of `spec` becomes known (see the module comment).
- * Input: the spec, and how to send a registration (default: the engine's resource monitor). Output: a promise
- * that resolves once every output is known and the last registration was acknowledged; the program's returned
- * outputs must wait for it. Never rejects; a registration the engine refuses (it is shutting down after a
- * failure) ends the publishing.
+ * Input: the spec, how to send a registration (default: the engine's resource monitor), and optionally the
+ * `Acknowledgements` to keep up to date (each acknowledged registration's known names are recorded; it is
+ * ended when publishing ends). Output: a promise that resolves once every output is known and the last
+ * registration was acknowledged; the program's returned outputs must wait for it. Never rejects; a
+ * registration the engine refuses (it is shutting down after a failure) ends the publishing.
  */
 export function publishAsKnown(
   spec: ProgressiveOutputs,
   send: OutputSender = monitorSender(),
+  acks?: Acknowledgements,
 ): Promise<void> {
   const names = [
     ...Object.keys(spec.values),
@@ -73,13 +119,18 @@ export function publishAsKnown(
     chain = chain.then(async () => {
       queued = false;
       const complete = known.size === names.length;
+      const sending = [...known];
       try {
         await send(snapshot(spec, known));
+        acks?.record(sending);
       } catch (e) {
         stopped = true;
         pulumi.log.debug(`stack outputs not registered again: ${(e as Error).message}`);
       }
-      if (complete || stopped) resolveSettled();
+      if (complete || stopped) {
+        acks?.end();
+        resolveSettled();
+      }
     });
   };
   const watch = (name: string, o: pulumi.Output<unknown>) =>
@@ -91,7 +142,10 @@ export function publishAsKnown(
   for (const [k, v] of Object.entries(spec.values)) watch(k, v);
   for (const [k, m] of Object.entries(spec.maps))
     for (const [e, v] of Object.entries(m.entries)) watch(`${k}/${e}`, v);
-  if (names.length === 0) resolveSettled();
+  if (names.length === 0) {
+    acks?.end();
+    resolveSettled();
+  }
   return settled;
 }
 

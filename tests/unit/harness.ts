@@ -161,10 +161,21 @@ export interface RenderResult {
   outputs: Record<string, unknown>;
   /** Which outputs were secret. */
   secretOutputs: string[];
+  /**
+   * What reached the mock engine, in order: `register <type>::<name>` for each resource registration, and
+   * `outputs <JSON of the releases output>` for each registration of the stack's outputs that holds `releases`.
+   */
+  events: string[];
   error?: Error;
 }
 
 type PulumiModule = typeof import("@pulumi/pulumi");
+
+/** The parts of the SDK's RegisterResourceOutputsRequest the harness reads. */
+interface RegisterOutputsRequest {
+  getUrn(): string;
+  getOutputs(): { toJavaScript(): Record<string, unknown> } | undefined;
+}
 
 /**
  * Resolves a value as the program built it: secret Outputs become "[secret]", other Outputs and promises
@@ -196,7 +207,9 @@ async function resolveMasked(pulumi: PulumiModule, v: unknown): Promise<unknown>
 export async function render(opts: RenderOptions): Promise<RenderResult> {
   const file = readStackFile(opts.stack, opts.overrides, opts.secrets);
   const resources: Rendered[] = [];
-  let result: RenderResult = { resources, outputs: {}, secretOutputs: [] };
+  const pendingDeps: Promise<unknown>[] = [];
+  const events: string[] = [];
+  let result: RenderResult = { resources, outputs: {}, secretOutputs: [], events };
   let rejected: Error | undefined;
   let programError: Error | undefined;
   const onRejection = (e: unknown) => {
@@ -217,6 +230,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
       pulumi.runtime.setMocks(
         {
           newResource(args) {
+            events.push(`register ${args.type}::${args.name}`);
             const state: Record<string, unknown> = { ...args.inputs };
             switch (args.type) {
               case "kubernetes:helm.sh/v3:Release":
@@ -279,6 +293,16 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
         "organization",
       );
       pulumi.runtime.setAllConfig(file.config, file.secretKeys);
+      const monitor = pulumi.runtime.getMonitor() as unknown as {
+        registerResourceOutputs: (req: RegisterOutputsRequest, cb: (e: Error | null) => void) => void;
+      };
+      const registerOutputs = monitor.registerResourceOutputs.bind(monitor);
+      monitor.registerResourceOutputs = (req, cb) => {
+        const releases = req.getOutputs()?.toJavaScript()["releases"];
+        if (req.getUrn().endsWith("::pulumi:pulumi:Stack::nvcf-" + opts.stack) && releases !== undefined)
+          events.push(`outputs ${JSON.stringify(releases)}`);
+        registerOutputs(req, cb);
+      };
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const program = require("../../index") as () => Promise<Record<string, unknown>>;
       (async () => {
@@ -289,7 +313,18 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
               const parent = a.opts.parent as unknown as
                 | { __pulumiType?: string; __name?: string }
                 | undefined;
-              const deps = ([] as unknown[]).concat(a.opts.dependsOn ?? []) as { __name?: string }[];
+              // A `dependsOn` given as a promise (a release that waits for its prerequisites' outputs to be
+              // acknowledged, stacks/outputs.ts) is recorded once it resolves; the run waits for it below.
+              const given = a.opts.dependsOn as unknown;
+              const names = (d: unknown) =>
+                ([] as unknown[]).concat(d ?? []).map((x) => (x as { __name?: string }).__name ?? "?");
+              // The SDK's mergeOptions turns a promised `dependsOn` into an Output.
+              const later = pulumi.Output.isInstance(given)
+                ? new Promise((res) => (given as import("@pulumi/pulumi").Output<unknown>).apply(res))
+                : typeof (given as { then?: unknown } | undefined)?.then === "function"
+                  ? (given as Promise<unknown>)
+                  : undefined;
+              const deps = later ? [] : names(given);
               const rec: Rendered = {
                 type: a.type,
                 name: a.name,
@@ -298,7 +333,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 inputs: {},
                 props: a.props,
                 ref: a.resource,
-                dependsOn: deps.map((d) => d.__name ?? "?"),
+                dependsOn: deps,
                 protect: a.opts.protect === true,
                 ignoreChanges: [...(a.opts.ignoreChanges ?? [])],
                 ...((a.opts as { import?: string }).import
@@ -306,6 +341,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                   : {}),
               };
               resources.push(rec);
+              if (later) pendingDeps.push(later.then((d) => (rec.dependsOn = names(d))));
               return undefined;
             });
             // The program's own error is kept here rather than failing the stack's init: a failed init rejects the
@@ -329,15 +365,16 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           }
           // Let every registration settle, then copy inputs in.
           await new Promise((r) => setTimeout(r, 50));
+          await Promise.all(pendingDeps);
           for (const r of resources) {
             r.inputs = (await resolveMasked(pulumi, r.props ?? {})) as Record<string, unknown>;
             r.protect = (r.ref as { __protect?: boolean }).__protect === true;
             delete r.props;
             delete r.ref;
           }
-          result = { resources, outputs, secretOutputs };
+          result = { resources, outputs, secretOutputs, events };
         } catch (e) {
-          result = { resources, outputs: {}, secretOutputs: [], error: e as Error };
+          result = { resources, outputs: {}, secretOutputs: [], events, error: e as Error };
         }
         resolve();
       })();

@@ -14,7 +14,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../../catalog/releases";
 import { secureReleaseValuePaths, validateConfig, withSecretReleaseValues } from "../../config/load";
 import type { ControlPlaneConfig } from "../../config/schema";
-import { publishAsKnown, snapshot } from "../../stacks/outputs";
+import { Acknowledgements, publishAsKnown, snapshot } from "../../stacks/outputs";
 import { type ControlSecrets, controlFlags, controlValues } from "../../values/control";
 import { ROOT, sentinelKubeconfig } from "./harness";
 
@@ -160,6 +160,72 @@ describe("stack outputs are registered as they become known", () => {
     await done;
     expect(Object.keys(last()).sort()).toEqual(["clusterRegistrations", "domain", "releases"]);
     expect(overlapped).toBe(false);
+  });
+
+  test("a wait for outputs resolves once a registration holding them as known was acknowledged, not before", async () => {
+    const a = later("deployed");
+    const b = later("deployed");
+    const acks = new Acknowledgements();
+    const sent: Record<string, unknown>[] = [];
+    let acknowledge: () => void = () => undefined;
+    const order: string[] = [];
+    publishAsKnown(
+      { values: {}, maps: { releases: { entries: { a: a.o, b: b.o }, placeholder: "unfinished" } } },
+      async (o) => {
+        sent.push(o);
+        order.push(
+          `sent ${JSON.stringify(Object.keys(o["releases"] as object).filter((k) => (o["releases"] as Record<string, unknown>)[k] !== "unfinished"))}`,
+        );
+        await new Promise<void>((r) => (acknowledge = r));
+        order.push("acknowledged");
+      },
+      acks,
+    );
+    const waitA = acks.wait(["releases/a"]).then(() => order.push("a waited"));
+    const waitAB = acks.wait(["releases/a", "releases/b"]).then(() => order.push("a+b waited"));
+    a.resolve();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(order).toEqual(['sent ["a"]']);
+    b.resolve();
+    for (let i = 0; i < 5; i++) await tick();
+    acknowledge();
+    await waitA;
+    for (let i = 0; i < 5; i++) await tick();
+    acknowledge();
+    await waitAB;
+    expect(order).toEqual([
+      'sent ["a"]',
+      "acknowledged",
+      "a waited",
+      'sent ["a","b"]',
+      "acknowledged",
+      "a+b waited",
+    ]);
+    // Already acknowledged: at once.
+    await acks.wait(["releases/a"]);
+    expect(sent).toHaveLength(2);
+  });
+
+  test("when the engine refuses a registration, every wait resolves (no release is held for ever)", async () => {
+    const a = later("deployed");
+    const acks = new Acknowledgements();
+    const settled = publishAsKnown(
+      {
+        values: {},
+        maps: { releases: { entries: { a: a.o, b: pulumi.output("deployed") }, placeholder: "unfinished" } },
+      },
+      async () => {
+        throw new Error("the engine is shutting down");
+      },
+      acks,
+    );
+    await settled;
+    // `a` never became known; the waits resolve because publishing is over.
+    await acks.wait(["releases/a"]);
+    const ended = new Acknowledgements();
+    ended.end();
+    await ended.wait(["anything"]);
+    a.resolve();
   });
 });
 
