@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
-import { minifyKubeconfig } from "../values/registration";
+import { kubeContextEntries, minifyKubeconfig } from "../values/registration";
 
 /** The kubeconfig files the ambient configuration names (KUBECONFIG list, else ~/.kube/config), existing ones only. */
 export function ambientKubeconfigFiles(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -142,7 +142,6 @@ export function openApiWarmRequest(
   baseDir: string = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
 ): OpenApiWarmRequest | { skip: string } {
-  type Named = { name?: unknown; [k: string]: unknown };
   let doc: Record<string, unknown>;
   try {
     const d = yaml.load(kubeconfigText);
@@ -150,8 +149,7 @@ export function openApiWarmRequest(
   } catch {
     return { skip: "the kubeconfig does not parse" };
   }
-  const list = (k: string) => (Array.isArray(doc[k]) ? (doc[k] as Named[]) : []);
-  const contexts = list("contexts");
+  const contexts = Array.isArray(doc["contexts"]) ? (doc["contexts"] as { name?: unknown }[]) : [];
   const wanted =
     context ??
     (typeof doc["current-context"] === "string" && doc["current-context"] !== ""
@@ -159,15 +157,23 @@ export function openApiWarmRequest(
       : contexts.length === 1
         ? String(contexts[0].name)
         : undefined);
-  const ctx = contexts.find((c) => c.name === wanted)?.["context"] as
-    | { cluster?: unknown; user?: unknown }
-    | undefined;
-  const cluster = list("clusters").find((c) => c.name === ctx?.cluster)?.["cluster"] as
-    | Record<string, unknown>
-    | undefined;
-  const user = (list("users").find((u) => u.name === ctx?.user)?.["user"] ?? {}) as Record<string, unknown>;
-  if (!ctx || !cluster)
-    return { skip: `no context ${wanted ?? "(current)"} with a cluster in the kubeconfig` };
+  return contextWarmRequest([doc], wanted, baseDir, env);
+}
+
+/**
+ * `openApiWarmRequest` for parsed kubeconfig documents (KUBECONFIG order, merged as kubectl does) and a context name
+ * (undefined: none could be chosen). Same output; throws nothing.
+ */
+function contextWarmRequest(
+  docs: unknown[],
+  wanted: string | undefined,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+): OpenApiWarmRequest | { skip: string } {
+  const found = wanted === undefined ? undefined : kubeContextEntries(docs, wanted);
+  const cluster = found?.cluster;
+  const user = found?.user ?? {};
+  if (!cluster) return { skip: `no context ${wanted ?? "(current)"} with a cluster in the kubeconfig` };
   if (user["exec"] !== undefined || user["auth-provider"] !== undefined)
     return { skip: "the credentials come from a kubeconfig plugin" };
   if (cluster["proxy-url"] !== undefined || env["HTTPS_PROXY"] || env["https_proxy"] || env["ALL_PROXY"])
@@ -263,7 +269,15 @@ export function startOpenApiWarmUp(access: { kubeconfig?: string; context?: stri
     else {
       const context = access.context ?? ambientKubeconfigView().currentContext;
       if (context === undefined) return "skipped: no current context";
-      req = openApiWarmRequest(kubeconfigForContext(context).yaml, context);
+      // The ambient files as they are (relative file names against the first file's directory, as
+      // kubeconfigForContext resolves them).
+      const files = ambientKubeconfigFiles();
+      req = contextWarmRequest(
+        files.map((f) => yaml.load(fs.readFileSync(f, "utf8"))),
+        context,
+        files.length ? path.dirname(files[0]) : process.cwd(),
+        process.env,
+      );
     }
   } catch (e) {
     return `skipped: ${(e as Error).message}`;

@@ -63,6 +63,59 @@ export function parseRegistration(stdout: string): ClusterRegistration {
   return r;
 }
 
+/** An entry of a kubeconfig's `contexts`, `clusters` or `users` list (`name` plus its section). */
+export type KubeconfigEntry = { name?: unknown; [section: string]: unknown };
+
+/** One context of a kubeconfig and the entries it names. */
+export interface KubeContextEntries {
+  context: KubeconfigEntry;
+  /** The `cluster` section of the cluster the context names; undefined when no document defines that cluster. */
+  cluster?: Record<string, unknown>;
+  clusterEntry?: KubeconfigEntry;
+  /** The `user` section of the user the context names; undefined when no document defines that user. */
+  user?: Record<string, unknown>;
+  userEntry?: KubeconfigEntry;
+}
+
+/**
+ * Finds a context and the cluster and user it names in parsed kubeconfig documents (pure; the one lookup behind
+ * `minifyKubeconfig`, `kubeconfigServer` and stacks/kube.ts `openApiWarmRequest`). Input: the documents in KUBECONFIG
+ * order, as `yaml.load` returns them (for each name the first document that defines it wins, as kubectl merges
+ * them; documents of another shape define nothing), and the context's name. Output: the context's entry and the
+ * cluster and user sections it names, or undefined when no document defines the context. Throws nothing.
+ */
+export function kubeContextEntries(docs: unknown[], context: string): KubeContextEntries | undefined {
+  const find = (kind: string, name: unknown): KubeconfigEntry | undefined => {
+    for (const d of docs) {
+      if (!d || typeof d !== "object" || Array.isArray(d)) continue;
+      const list = (d as Record<string, unknown>)[kind];
+      const hit = Array.isArray(list)
+        ? (list as unknown[]).find(
+            (x): x is KubeconfigEntry => !!x && typeof x === "object" && (x as KubeconfigEntry).name === name,
+          )
+        : undefined;
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  const section = (e: KubeconfigEntry | undefined, key: string) => {
+    const v = e?.[key];
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  };
+  const ctx = find("contexts", context);
+  if (!ctx) return undefined;
+  const refs = section(ctx, "context") ?? {};
+  const clusterEntry = refs["cluster"] === undefined ? undefined : find("clusters", refs["cluster"]);
+  const userEntry = refs["user"] === undefined ? undefined : find("users", refs["user"]);
+  return {
+    context: ctx,
+    cluster: clusterEntry && (section(clusterEntry, "cluster") ?? {}),
+    clusterEntry,
+    user: userEntry && (section(userEntry, "user") ?? {}),
+    userEntry,
+  };
+}
+
 /** File-path fields of a kubeconfig and the inline field each becomes when flattened. */
 const FILE_FIELDS: [section: "cluster" | "user", file: string, data: string][] = [
   ["cluster", "certificate-authority", "certificate-authority-data"],
@@ -84,26 +137,15 @@ export function minifyKubeconfig(
     throw new Error("kubeconfig references a file but no reader was given");
   },
 ): { yaml: string; server: string } {
-  type Named = { name: string; [k: string]: unknown };
-  const docs = texts.map((t) => (yaml.load(t) ?? {}) as Record<string, Named[] | undefined>);
-  const find = (kind: string, name: string) => {
-    for (const d of docs) {
-      const hit = (d[kind] ?? []).find((x) => x.name === name);
-      if (hit) return hit;
-    }
-    return undefined;
-  };
-  const ctx = find("contexts", context) as
-    | { name: string; context: { cluster: string; user: string } }
-    | undefined;
-  if (!ctx) throw new Error(`kubeconfig context "${context}" not found (looked in KUBECONFIG)`);
-  const cluster = find("clusters", ctx.context.cluster) as
-    | { name: string; cluster: { server: string } }
-    | undefined;
-  const user = find("users", ctx.context.user);
-  if (!cluster || !user)
+  const found = kubeContextEntries(
+    texts.map((t) => yaml.load(t)),
+    context,
+  );
+  if (!found) throw new Error(`kubeconfig context "${context}" not found (looked in KUBECONFIG)`);
+  const { clusterEntry, userEntry } = found;
+  if (!clusterEntry || !userEntry)
     throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
-  const flat = (entry: Named, section: "cluster" | "user"): Named => {
+  const flat = (entry: KubeconfigEntry, section: "cluster" | "user"): KubeconfigEntry => {
     const body = { ...((entry[section] ?? {}) as Record<string, unknown>) };
     for (const [sec, file, data] of FILE_FIELDS) {
       if (sec !== section || typeof body[file] !== "string") continue;
@@ -115,22 +157,22 @@ export function minifyKubeconfig(
   const out = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [flat(cluster as Named, "cluster")],
-    users: [flat(user, "user")],
-    contexts: [ctx],
+    clusters: [flat(clusterEntry, "cluster")],
+    users: [flat(userEntry, "user")],
+    contexts: [found.context],
     "current-context": context,
   };
-  return { yaml: yaml.dump(out), server: cluster.cluster.server };
+  return { yaml: yaml.dump(out), server: String(found.cluster?.["server"] ?? "") };
 }
 
-/** The API server URL of a kubeconfig's current context (or its only cluster). */
+/** The API server URL of a kubeconfig's current context (or its first cluster); "" when it has none. */
 export function kubeconfigServer(text: string): string {
-  const doc = (yaml.load(text) ?? {}) as {
-    "current-context"?: string;
-    contexts?: { name: string; context: { cluster: string } }[];
-    clusters?: { name: string; cluster: { server: string } }[];
-  };
-  const ctx = doc.contexts?.find((c) => c.name === doc["current-context"]);
-  const cluster = doc.clusters?.find((c) => c.name === ctx?.context.cluster) ?? doc.clusters?.[0];
-  return cluster?.cluster.server ?? "";
+  const doc = yaml.load(text) as Record<string, unknown> | undefined;
+  const current = doc?.["current-context"];
+  const cluster =
+    (typeof current === "string" ? kubeContextEntries([doc], current)?.cluster : undefined) ??
+    (Array.isArray(doc?.["clusters"])
+      ? (doc["clusters"] as { cluster?: Record<string, unknown> }[])[0]?.cluster
+      : undefined);
+  return typeof cluster?.["server"] === "string" ? cluster["server"] : "";
 }

@@ -14,6 +14,7 @@ import {
   OPENAPI_V2_PROTOBUF,
   type OpenApiWarmRequest,
   openApiWarmRequest,
+  startOpenApiWarmUp,
   warmOpenApi,
   warmUpFromRawConfig,
 } from "../../stacks/kube";
@@ -209,6 +210,59 @@ describe("warmOpenApi against a local HTTPS server", () => {
     expect(typeof wrongName).toBe("string");
     expect(String(wrongName)).toMatch(/elsewhere\.test|altnames/i);
     expect(seen).toHaveLength(2);
+  });
+
+  it("a context of the ambient kubeconfig: merged across KUBECONFIG files, file names against the first file's directory", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-kube-"));
+    const saved = process.env["KUBECONFIG"];
+    try {
+      fs.mkdirSync(path.join(dir, "pki"));
+      for (const f of ["ca.crt", "client.crt", "client.key"])
+        fs.copyFileSync(path.join(TLS, f), path.join(dir, "pki", f));
+      // The first file holds the cluster and the user (relative file names); the second the context, which the
+      // first file's namesake context must not shadow since it does not define one by that name.
+      fs.writeFileSync(
+        path.join(dir, "a.yaml"),
+        yaml.dump({
+          clusters: [
+            {
+              name: "k",
+              cluster: { server: `https://127.0.0.1:${port}`, "certificate-authority": "pki/ca.crt" },
+            },
+          ],
+          users: [
+            { name: "u", user: { "client-certificate": "pki/client.crt", "client-key": "pki/client.key" } },
+          ],
+          contexts: [{ name: "other", context: { cluster: "missing", user: "u" } }],
+        }),
+      );
+      fs.mkdirSync(path.join(dir, "b"));
+      fs.writeFileSync(
+        path.join(dir, "b", "b.yaml"),
+        yaml.dump({
+          contexts: [{ name: "mine", context: { cluster: "k", user: "u" } }],
+          "current-context": "mine",
+        }),
+      );
+      process.env["KUBECONFIG"] = [path.join(dir, "a.yaml"), path.join(dir, "b", "b.yaml")].join(
+        path.delimiter,
+      );
+      seen.length = 0;
+      expect(startOpenApiWarmUp({ context: "mine" })).toBe(`asking https://127.0.0.1:${port}`);
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(seen).toEqual([
+        { url: "/openapi/v2", accept: OPENAPI_V2_PROTOBUF, auth: undefined, clientCert: true },
+      ]);
+      // The current context (of the second file) when none is given; a context whose cluster is missing is left.
+      expect(startOpenApiWarmUp({})).toBe(`asking https://127.0.0.1:${port}`);
+      expect(startOpenApiWarmUp({ context: "other" })).toBe(
+        "skipped: no context other with a cluster in the kubeconfig",
+      );
+    } finally {
+      if (saved === undefined) delete process.env["KUBECONFIG"];
+      else process.env["KUBECONFIG"] = saved;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("gives up after its timeout when the server does not answer", async () => {

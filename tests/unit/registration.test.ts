@@ -6,6 +6,7 @@ import * as yaml from "js-yaml";
 import {
   HELM_VALUES_MARKER,
   cliConfigYaml,
+  kubeContextEntries,
   kubeconfigServer,
   minifyKubeconfig,
   parseRegistration,
@@ -107,5 +108,57 @@ describe("minifyKubeconfig", () => {
   });
   test("a missing context is named", () => {
     expect(() => minifyKubeconfig([a, b], "nope")).toThrow(/kubeconfig context "nope" not found/);
+  });
+  test("a context naming a cluster no file defines is refused", () => {
+    const c = yaml.dump({ contexts: [{ name: "ctx3", context: { cluster: "nowhere", user: "u2" } }] });
+    expect(() => minifyKubeconfig([a, b, c], "ctx3")).toThrow(/names a cluster or user that does not exist/);
+  });
+});
+
+describe("kubeContextEntries", () => {
+  test("the first file that defines a name wins, as kubectl merges", () => {
+    const docs = [
+      {
+        contexts: [{ name: "x", context: { cluster: "k", user: "u" } }],
+        clusters: [{ name: "k", cluster: { server: "https://first" } }],
+      },
+      {
+        contexts: [{ name: "x", context: { cluster: "other", user: "other" } }],
+        clusters: [{ name: "k", cluster: { server: "https://second" } }],
+        users: [{ name: "u", user: { token: "t" } }],
+      },
+    ];
+    const e = kubeContextEntries(docs, "x");
+    expect(e?.cluster).toEqual({ server: "https://first" });
+    expect(e?.user).toEqual({ token: "t" });
+    expect(e?.clusterEntry?.name).toBe("k");
+  });
+  test("missing pieces are undefined; documents of another shape define nothing; nothing throws", () => {
+    expect(kubeContextEntries([null, "text", [], { contexts: "no" }], "x")).toBeUndefined();
+    const bare = kubeContextEntries([{ contexts: [{ name: "x" }, null] }], "x");
+    expect(bare).toEqual({
+      context: { name: "x" },
+      cluster: undefined,
+      clusterEntry: undefined,
+      user: undefined,
+      userEntry: undefined,
+    });
+    const noUser = kubeContextEntries(
+      [{ contexts: [{ name: "x", context: { cluster: "k", user: "u" } }], clusters: [{ name: "k" }] }],
+      "x",
+    );
+    expect([noUser?.cluster, noUser?.user]).toEqual([{}, undefined]);
+  });
+  test("kubeconfigServer: the current context's cluster, else the first cluster, else empty", () => {
+    const two = {
+      clusters: [
+        { name: "a", cluster: { server: "https://a" } },
+        { name: "b", cluster: { server: "https://b" } },
+      ],
+      contexts: [{ name: "cb", context: { cluster: "b", user: "u" } }],
+    };
+    expect(kubeconfigServer(yaml.dump({ ...two, "current-context": "cb" }))).toBe("https://b");
+    expect(kubeconfigServer(yaml.dump(two))).toBe("https://a");
+    expect(kubeconfigServer("")).toBe("");
   });
 });
