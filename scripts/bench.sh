@@ -114,6 +114,11 @@ cp "$ROOT/tsconfig.pulumi.json" "$empty/tsconfig.pulumi.json"
 printf '{"compilerOptions":{"strict":true,"target":"ES2022","module":"commonjs","moduleResolution":"node","sourceMap":true,"skipLibCheck":true}}\n' >"$empty/tsconfig.json"
 ln -s "$ROOT/node_modules" "$empty/node_modules"
 
+# Every `pulumi` below runs with SIGINT at its default disposition (scripts/lib.sh sigint_default): started in the
+# background, this script and its `&` jobs have it ignored, which adds 5 s to every CLI command (the CLI waits
+# that long for plugins that ignore its SIGINT) and would flatten the preview ratio towards 1.
+pulumi() { sigint_default pulumi "$@"; }
+
 ms() { date +%s%3N; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 # Runs a command as a child subreaper and writes the CPU seconds (user + system) of it and of every process below
@@ -121,10 +126,12 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
 # here they are reparented to this process when their parent exits and reaped, so their CPU counts.
 cpu_run() { # file cmd...
   python3 -c '
-import ctypes, os, resource, sys
+import ctypes, os, resource, signal, sys
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 pid = os.fork()
 if pid == 0:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as sigint_default (above)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     os.execvp(sys.argv[2], sys.argv[2:])
 rc = 1
 while True:

@@ -19,6 +19,11 @@ source scripts/env.sh
 source scripts/stack-env.sh
 bash scripts/npm-install.sh
 
+# Started with SIGINT ignored (in the background, nohup), every pulumi command would end 5 s late (scripts/lib.sh).
+if sigint_ignored && command -v python3 >/dev/null; then
+  pulumi() { sigint_default pulumi "$@"; }
+fi
+
 COMPUTE_STACKS=(dev-gpu-a dev-gpu-b)
 select_stack() { pulumi stack select --create "$1" >/dev/null; }
 
