@@ -30,6 +30,12 @@
 #                             2, 4 (NVCF_BENCH_GPU_N, starting with 1): the span from the first stack's start to
 #                             the last one's end in its progress lines; the four are configured alike (dev-gpu-a's
 #                             config, see below)
+#   gpu-release-start-N-s, gpu-release-start-N/1, gpu-cpu-busy-N
+#                             the same runs up to the last stack's start of its NVCA operator release ("release
+#                             nvca-operator installing"): the span and its ratio to one stack's, which leave out
+#                             Helm's readiness wait (a check at once, then every 2 s: docs/performance.md), and the
+#                             share of the machine's CPU time that was busy over that span (/proc/stat, sampled every
+#                             0.1 s; 1.00 = every CPU busy throughout, i.e. the start-ups wait for CPU)
 #   gpu-nvcf-N-command-s, gpu-nvcf-N-cpu-s
 #                             the whole `nvcf up` of N stacks (config check, preflight, updates, verification):
 #                             wall seconds, and CPU seconds of the command and every process below it
@@ -112,7 +118,7 @@ printf 'import * as pulumi from "@pulumi/pulumi";\n\nexport const stack = pulumi
 printf '{"name":"bench-empty","main":"index.ts","devDependencies":{"typescript":"*","ts-node":"*"},"dependencies":{"@pulumi/pulumi":"*"}}\n' >"$empty/package.json"
 cp "$ROOT/tsconfig.pulumi.json" "$empty/tsconfig.pulumi.json"
 printf '{"compilerOptions":{"strict":true,"target":"ES2022","module":"commonjs","moduleResolution":"node","sourceMap":true,"skipLibCheck":true}}\n' >"$empty/tsconfig.json"
-ln -s "$ROOT/node_modules" "$empty/node_modules"
+ln -sfn "$ROOT/node_modules" "$empty/node_modules"
 
 # Every `pulumi` below runs with SIGINT at its default disposition (scripts/lib.sh sigint_default): started in the
 # background, this script and its `&` jobs have it ignored, which adds 5 s to every CLI command (the CLI waits
@@ -251,6 +257,7 @@ for i in $(seq 1 "$RUNS"); do
   # updates at once, verification). The figure is the updates' span: from the first stack's "up started" line to
   # the last one's "up done" line of its plain progress, each line stamped when it arrives.
   one=0
+  rone=0
   for n in $GPU_N; do
     letters=(a b c d)
     args=()
@@ -259,13 +266,19 @@ for i in $(seq 1 "$RUNS"); do
     log "run $i/$RUNS: nvcf up of $n GPU stack(s) (load $l)"
     row "load-gpu-parallel-$n" "$l"
     tag="nvcf-gpu-$n-$i"
+    # The machine's CPU counters every 0.1 s while the command runs (one process for all samples).
+    cpu_samples >"$NVCF_LOCAL_DIR/$tag.stat" &
+    sampler=$!
     t0=$(ms)
     if ! (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" node cli/nvcf.js up --env dev "${args[@]}" --parallel 4 --yes --plain 2>"$NVCF_LOCAL_DIR/$tag.err" |
       while IFS= read -r line; do printf '%s\t%s\n' "${EPOCHREALTIME/./}" "$line"; done >"$NVCF_LOCAL_DIR/$tag.lines"); then
+      kill "$sampler" 2>/dev/null || true
       cat "$NVCF_LOCAL_DIR/$tag.lines" "$NVCF_LOCAL_DIR/$tag.err" >&2
       die "nvcf up of $n GPU stack(s) failed (output: $NVCF_LOCAL_DIR/$tag.lines)"
     fi
     row "gpu-nvcf-$n-command-s" "$(secs $(($(ms) - t0)))"
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
     row "gpu-nvcf-$n-cpu-s" "$(cpu_s "$NVCF_LOCAL_DIR/$tag.cpu")"
     # Microsecond stamps: first "up started" to last "up done" of the dev-gpu-* stacks.
     w=$(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
@@ -274,6 +287,15 @@ for i in $(seq 1 "$RUNS"); do
     [ "$n" != 1 ] || one=$w
     row "gpu-parallel-$n-s" "$(secs "$w")"
     row "gpu-parallel-$n/1" "$(ratio "$w" "$one")"
+    # Up to the last stack's release start, and how busy the CPUs were over that span.
+    read -r s0 s1 < <(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
+      $2 ~ / dev-gpu-[a-d] +release nvca-operator installing$/ && $1 > e { e = $1 } END { print s, e }' "$NVCF_LOCAL_DIR/$tag.lines")
+    [ -n "$s1" ] || die "no release start line in the output of nvcf up ($NVCF_LOCAL_DIR/$tag.lines)"
+    r=$(((s1 - s0) / 1000))
+    [ "$n" != 1 ] || rone=$r
+    row "gpu-release-start-$n-s" "$(secs "$r")"
+    row "gpu-release-start-$n/1" "$(ratio "$r" "$rone")"
+    row "gpu-cpu-busy-$n" "$(cpu_busy "$NVCF_LOCAL_DIR/$tag.stat" "$s0" "$s1")"
     for c in "${letters[@]:0:$n}"; do destroy "dev-gpu-$c" & done
     wait
   done

@@ -82,3 +82,27 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
+
+# cpu_samples prints the first line of /proc/stat every 0.1 s until it is killed, each led by the epoch time in
+# microseconds (`<µs> cpu user nice system idle ...`): the samples cpu_busy reads. Run it in the background
+# (`cpu_samples >FILE &`, then kill $!): it replaces that background shell with one python3 process for all
+# samples, so $! is the sampler itself.
+cpu_samples() {
+  exec python3 -c 'import time
+while True:
+    with open("/proc/stat") as f:
+        print(time.time_ns() // 1000, f.readline().strip(), flush=True)
+    time.sleep(0.1)'
+}
+# cpu_busy FILE FROM TO prints the share of the machine's CPU time that was busy (not idle, not iowait) between two
+# microsecond stamps, as a fraction with three decimals (1.000: every CPU busy throughout). FILE holds samples of
+# the first line of /proc/stat, one per line, each led by its epoch time in microseconds (`<µs> cpu user nice system
+# idle iowait irq softirq steal ...`, times in clock ticks; steal counts as busy: the CPU was not ours). Compares the
+# last sample at or before FROM with the first at or after TO; prints 0.000 when the samples do not cover the span.
+cpu_busy() {
+  awk -v a="$2" -v b="$3" '
+    function total(k, t) { t = 0; for (k = 3; k <= 10; k++) t += $k; return t }
+    $2 == "cpu" && $1 <= a { t0 = total(); i0 = $6 + $7 }
+    $2 == "cpu" && $1 >= b && t1 == "" { t1 = total(); i1 = $6 + $7 }
+    END { if (t0 == "" || t1 == "" || t1 <= t0) print "0.000"; else printf "%.3f\n", 1 - (i1 - i0) / (t1 - t0) }' "$1"
+}

@@ -40,7 +40,11 @@ export interface HealthOptions extends CheckOptions {
    * `up`: the NVCA operator creates the NVCFBackend and the agent some time after its release is deployed.
    */
   retryForSeconds?: number;
-  /** Seconds between re-checks (default 10). */
+  /**
+   * The longest wait between re-checks, in seconds (default 10). The first re-check comes after 2 s (or this, if
+   * shorter) and each wait is 1.5 times the one before, up to this: an operator that reports a few seconds after
+   * `up` is seen a few seconds later, one that takes minutes is not polled more than once every 10 s.
+   */
   retryIntervalSeconds?: number;
   /** Called before each wait for a re-check, with the unhealthy findings and the seconds until the deadline. */
   onRetry?: (unhealthy: Finding[], secondsLeft: number) => void;
@@ -187,18 +191,66 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Findin
 }
 
 /**
- * Checks the health of every stack of an environment (again every `retryIntervalSeconds` while an error
- * remains, up to `retryForSeconds`). Input: the environment and options (see `HealthOptions`). Output: one `Finding` per checked object, passing ones included, control plane first.
- * Throws `ConfigError` when a stack's config is invalid; every other problem is a finding.
+ * Checks the health of every stack of an environment; while an error remains and `retryForSeconds` has not run
+ * out, the stacks with an error again, at growing intervals up to `retryIntervalSeconds` (`checkUntilHealthy`).
+ * Input: the environment and options (see `HealthOptions`). Output: one `Finding` per checked object, passing ones
+ * included, control plane first. Throws `ConfigError` when a stack's config is invalid; every other problem is a
+ * finding.
  */
 export async function checkHealth(env: Environment, opts: HealthOptions = {}): Promise<Finding[]> {
   const { control, compute } = await checkedEnvironment(env, opts);
-  const deadline = Date.now() + (opts.retryForSeconds ?? 0) * 1000;
-  for (;;) {
-    const findings = (await Promise.all([control, ...compute].map((s) => stackHealth(s, opts)))).flat();
-    const unhealthy = findings.filter((f) => !f.ok && f.severity === "error");
-    if (unhealthy.length === 0 || Date.now() >= deadline) return findings;
-    opts.onRetry?.(unhealthy, Math.ceil((deadline - Date.now()) / 1000));
-    await new Promise((r) => setTimeout(r, (opts.retryIntervalSeconds ?? 10) * 1000));
+  return checkUntilHealthy([control, ...compute], (s) => stackHealth(s, opts), opts);
+}
+
+/** Time as `checkUntilHealthy` sees it (replaced in tests). */
+export interface RetryClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms` milliseconds. */
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: RetryClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+};
+
+/**
+ * The waits between re-checks, in milliseconds: 2 s (or `maxSeconds`, if shorter), then 1.5 times the one before,
+ * at most `maxSeconds` (2, 3, 4.5, 6.75, 10, 10, … for the default 10).
+ */
+export function retryWaitMs(round: number, maxSeconds = 10): number {
+  return Math.round(Math.min(maxSeconds, 2 * 1.5 ** round) * 1000);
+}
+
+/**
+ * Checks every stack (side by side), then, while any stack has an error finding and `retryForSeconds` has not run
+ * out, checks again only the stacks that had one (waits: `retryWaitMs`, never past the deadline, and one last check
+ * at it). A stack without errors keeps the findings of its last check. Calls `onRetry` before each wait with the
+ * error findings and the whole seconds left. Output: the last findings of every stack, in the order of `stacks`,
+ * passing ones included. Errors thrown by `check` propagate.
+ */
+export async function checkUntilHealthy<S>(
+  stacks: readonly S[],
+  check: (s: S) => Promise<Finding[]>,
+  opts: Pick<HealthOptions, "retryForSeconds" | "retryIntervalSeconds" | "onRetry"> = {},
+  clock: RetryClock = realClock,
+): Promise<Finding[]> {
+  const deadline = clock.now() + (opts.retryForSeconds ?? 0) * 1000;
+  const last: Finding[][] = stacks.map(() => []);
+  let pending = stacks.map((_, i) => i);
+  for (let round = 0; ; round++) {
+    const found = await Promise.all(pending.map((i) => check(stacks[i])));
+    pending.forEach((i, k) => (last[i] = found[k]));
+    pending = pending.filter((i) => last[i].some(isError));
+    const now = clock.now();
+    if (pending.length === 0 || now >= deadline) return last.flat();
+    opts.onRetry?.(
+      pending.flatMap((i) => last[i].filter(isError)),
+      Math.ceil((deadline - now) / 1000),
+    );
+    await clock.sleep(Math.min(retryWaitMs(round, opts.retryIntervalSeconds ?? 10), deadline - now));
   }
 }
+
+const isError = (f: Finding) => !f.ok && f.severity === "error";
