@@ -280,22 +280,24 @@ for i in $(seq 1 "$RUNS"); do
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
     row "gpu-nvcf-$n-cpu-s" "$(cpu_s "$NVCF_LOCAL_DIR/$tag.cpu")"
-    # Microsecond stamps: first "up started" to last "up done" of the dev-gpu-* stacks.
-    w=$(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
-      $2 ~ / dev-gpu-[a-d] +up done in / && $1 > e { e = $1 } END { if (s != "" && e != "") printf "%d", (e - s) / 1000 }' "$NVCF_LOCAL_DIR/$tag.lines")
-    [ -n "$w" ] || die "no stack start/end lines in the output of nvcf up ($NVCF_LOCAL_DIR/$tag.lines)"
+    # Microsecond stamps of the dev-gpu-* stacks: the first "up started", the last "up done", the last release
+    # start ("release nvca-operator installing").
+    read -r s0 s1 s2 < <(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
+      $2 ~ / dev-gpu-[a-d] +up done in / && $1 > e { e = $1 }
+      $2 ~ / dev-gpu-[a-d] +release nvca-operator installing$/ && $1 > r { r = $1 }
+      function or_dash(v) { return v == "" ? "-" : v } END { print or_dash(s), or_dash(e), or_dash(r) }' "$NVCF_LOCAL_DIR/$tag.lines")
+    [ "$s0" != - ] && [ "$s1" != - ] || die "no stack start/end lines in the output of nvcf up ($NVCF_LOCAL_DIR/$tag.lines)"
+    [ "$s2" != - ] || die "no release start line in the output of nvcf up ($NVCF_LOCAL_DIR/$tag.lines)"
+    w=$(((s1 - s0) / 1000))
     [ "$n" != 1 ] || one=$w
     row "gpu-parallel-$n-s" "$(secs "$w")"
     row "gpu-parallel-$n/1" "$(ratio "$w" "$one")"
     # Up to the last stack's release start, and how busy the CPUs were over that span.
-    read -r s0 s1 < <(awk -F '\t' '$2 ~ / dev-gpu-[a-d] +up started$/ && (s == "" || $1 < s) { s = $1 }
-      $2 ~ / dev-gpu-[a-d] +release nvca-operator installing$/ && $1 > e { e = $1 } END { print s, e }' "$NVCF_LOCAL_DIR/$tag.lines")
-    [ -n "$s1" ] || die "no release start line in the output of nvcf up ($NVCF_LOCAL_DIR/$tag.lines)"
-    r=$(((s1 - s0) / 1000))
+    r=$(((s2 - s0) / 1000))
     [ "$n" != 1 ] || rone=$r
     row "gpu-release-start-$n-s" "$(secs "$r")"
     row "gpu-release-start-$n/1" "$(ratio "$r" "$rone")"
-    row "gpu-cpu-busy-$n" "$(cpu_busy "$NVCF_LOCAL_DIR/$tag.stat" "$s0" "$s1")"
+    row "gpu-cpu-busy-$n" "$(cpu_busy "$NVCF_LOCAL_DIR/$tag.stat" "$s0" "$s2")"
     for c in "${letters[@]:0:$n}"; do destroy "dev-gpu-$c" & done
     wait
   done

@@ -98,14 +98,22 @@ export function ambientKubeconfigView(env: NodeJS.ProcessEnv = process.env): Kub
  * (the config checks of config/load.ts report that first, naming the key).
  */
 export function kubeconfigForContext(context: string): { yaml: string; server: string } {
+  const { texts, baseDir } = readAmbientKubeconfigs();
+  return minifyKubeconfig(texts, context, (p) => fs.readFileSync(path.resolve(baseDir, p)));
+}
+
+/**
+ * Reads the existing ambient kubeconfig files (`ambientKubeconfigFiles`, KUBECONFIG order). Output: the files, their
+ * texts, and the directory relative file names in them resolve against: the first file's, as kubectl does for most
+ * setups (the working directory when there is none). Throws when a file cannot be read.
+ */
+function readAmbientKubeconfigs(): { files: string[]; texts: string[]; baseDir: string } {
   const files = ambientKubeconfigFiles();
-  // Relative certificate paths resolve against the first kubeconfig file, as kubectl does for most setups.
-  const base = files.length ? path.dirname(files[0]) : process.cwd();
-  return minifyKubeconfig(
-    files.map((f) => fs.readFileSync(f, "utf8")),
-    context,
-    (p) => fs.readFileSync(path.resolve(base, p)),
-  );
+  return {
+    files,
+    texts: files.map((f) => fs.readFileSync(f, "utf8")),
+    baseDir: files.length ? path.dirname(files[0]) : process.cwd(),
+  };
 }
 
 /**
@@ -267,15 +275,19 @@ export function startOpenApiWarmUp(access: { kubeconfig?: string; context?: stri
   try {
     if (access.kubeconfig !== undefined) req = openApiWarmRequest(access.kubeconfig);
     else {
-      const context = access.context ?? ambientKubeconfigView().currentContext;
+      // The ambient files as they are, read once (relative file names resolve as kubeconfigForContext's do).
+      const { files, texts, baseDir } = readAmbientKubeconfigs();
+      const context =
+        access.context ??
+        kubeconfigView(
+          files.map((f, i): [string, string] => [f, texts[i]]),
+          files,
+        ).currentContext;
       if (context === undefined) return "skipped: no current context";
-      // The ambient files as they are (relative file names against the first file's directory, as
-      // kubeconfigForContext resolves them).
-      const files = ambientKubeconfigFiles();
       req = contextWarmRequest(
-        files.map((f) => yaml.load(fs.readFileSync(f, "utf8"))),
+        texts.map((t) => yaml.load(t)),
         context,
-        files.length ? path.dirname(files[0]) : process.cwd(),
+        baseDir,
         process.env,
       );
     }

@@ -113,6 +113,11 @@ export function publishAsKnown(
   let stopped = false;
   let resolveSettled: () => void = () => undefined;
   const settled = new Promise<void>((r) => (resolveSettled = r));
+  // Publishing is over (everything known, or the engine refused): no wait on the acknowledgements stays.
+  const finish = () => {
+    acks?.end();
+    resolveSettled();
+  };
   const schedule = () => {
     if (queued || stopped) return;
     queued = true;
@@ -127,10 +132,7 @@ export function publishAsKnown(
         stopped = true;
         pulumi.log.debug(`stack outputs not registered again: ${(e as Error).message}`);
       }
-      if (complete || stopped) {
-        acks?.end();
-        resolveSettled();
-      }
+      if (complete || stopped) finish();
     });
   };
   const watch = (name: string, o: pulumi.Output<unknown>) =>
@@ -142,10 +144,7 @@ export function publishAsKnown(
   for (const [k, v] of Object.entries(spec.values)) watch(k, v);
   for (const [k, m] of Object.entries(spec.maps))
     for (const [e, v] of Object.entries(m.entries)) watch(`${k}/${e}`, v);
-  if (names.length === 0) {
-    acks?.end();
-    resolveSettled();
-  }
+  if (names.length === 0) finish();
   return settled;
 }
 
