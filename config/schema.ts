@@ -367,6 +367,7 @@ export const DEFAULT_REGISTRY_CREDENTIALS: readonly {
   artifactTypes: ("CONTAINER" | "HELM" | "MODEL" | "RESOURCE")[];
   username: string;
   description: string;
+  tags: string[];
 }[] = [
   {
     registryHostname: "nvcr.io",
@@ -374,6 +375,7 @@ export const DEFAULT_REGISTRY_CREDENTIALS: readonly {
     artifactTypes: ["CONTAINER"],
     username: "$oauthtoken",
     description: "NGC Container registry",
+    tags: [],
   },
   {
     registryHostname: "helm.ngc.nvidia.com",
@@ -381,6 +383,7 @@ export const DEFAULT_REGISTRY_CREDENTIALS: readonly {
     artifactTypes: ["HELM"],
     username: "$oauthtoken",
     description: "NGC Container registry",
+    tags: [],
   },
   {
     registryHostname: "api.ngc.nvidia.com",
@@ -388,6 +391,7 @@ export const DEFAULT_REGISTRY_CREDENTIALS: readonly {
     artifactTypes: ["MODEL", "RESOURCE"],
     username: "$oauthtoken",
     description: "NGC Model registry",
+    tags: [],
   },
 ];
 
@@ -454,10 +458,16 @@ export const controlPlaneSchema = z.strictObject({
             artifactTypes: z.array(z.enum(["CONTAINER", "HELM", "MODEL", "RESOURCE"])).min(1),
             username: str.min(1).default("$oauthtoken"),
             description: str.default(""),
+            /** Passed to the Account API with the credential (the chart's account-bootstrap payload). */
+            tags: z.array(str.min(1)).default([]),
           }),
         )
         .default(() =>
-          DEFAULT_REGISTRY_CREDENTIALS.map((c) => ({ ...c, artifactTypes: [...c.artifactTypes] })),
+          DEFAULT_REGISTRY_CREDENTIALS.map((c) => ({
+            ...c,
+            artifactTypes: [...c.artifactTypes],
+            tags: [...c.tags],
+          })),
         ),
     })
     .prefault({}),

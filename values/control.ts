@@ -591,7 +591,7 @@ function builders<S>(): Record<string, Builder<S>> {
           registryHostname: rc.registryHostname,
           secret: { name: rc.secretName, value: s.functionAuth[i] },
           artifactTypes: rc.artifactTypes,
-          tags: [],
+          tags: [...rc.tags],
           description: rc.description,
         })),
         limits: { ...cfg.accounts.limits },

@@ -141,6 +141,8 @@ interface Ctx {
   secrets: Record<string, string>;
   notes: Note[];
   file: Note["file"];
+  /** The whole file `applyRules` is mapping, for rules whose effect depends on another key of it. */
+  doc?: unknown;
 }
 
 /** How one documented key is handled. */
@@ -351,7 +353,11 @@ export const CONTROL_RULES: readonly Rule[] = [
   { path: "addons.llm.pki.secretName", default: "stargate-quic-tls", to: "addons.llm.pki.secretName" },
   { path: "addons.llm.pki.issuerKind", default: "ClusterIssuer", to: "addons.llm.pki.issuerKind" },
   { path: "addons.llm.pki.issuerName", default: "nvcf-openbao-pki", to: "addons.llm.pki.issuerName" },
-  { path: "addons.llm.pki.clusterIssuer.enabled", to: "addons.llm.pki.manageClusterIssuer" },
+  {
+    path: "addons.llm.pki.clusterIssuer.enabled",
+    bundles: ONLY_080,
+    to: "addons.llm.pki.manageClusterIssuer",
+  },
   { path: "addons.llm.pki.image.tag", default: "", to: "addons.llm.pki.imageTag" },
   ...["namespace", "mountPath", "certPath", "keyPath"].map((k) => ({
     path: `addons.llm.pki.${k}`,
@@ -401,9 +407,23 @@ export const CONTROL_RULES: readonly Rule[] = [
     "podSecurityContext",
     "securityContext",
     "resources",
-    "nodeSelector",
     "affinity",
   ].map((k) => ({ path: `addons.vanityGateway.${k}`, default: {}, to: rv("vanity-gateway", k) })),
+  {
+    path: "addons.vanityGateway.nodeSelector",
+    default: {},
+    // global.yaml.gotmpl reads the add-on's own selector only while global.nodeSelectors is off; when it is on,
+    // the gateway runs on the control-plane pool, which nvcf:placement.nodeSelectors already gives it.
+    to: (v, ctx, key) =>
+      getPath(ctx.doc, "global.nodeSelectors.enabled") === true
+        ? note(ctx, {
+            key,
+            status: "ignored",
+            reason:
+              "with global.nodeSelectors.enabled NVIDIA's stack pins the vanity gateway to the controlplane selector and never passes this one on",
+          })
+        : rv("vanity-gateway", "nodeSelector")(v, ctx, key),
+  },
   { path: "addons.vanityGateway.tolerations", default: [], to: rv("vanity-gateway", "tolerations") },
   { path: "addons.nvcfUi.enabled", default: false, to: "addons.nvcfUi.enabled" },
   { path: "stateMetrics.enabled", default: true, to: "stateMetrics.enabled" },
@@ -715,6 +735,7 @@ export const COMPUTE_RULES: readonly Rule[] = [
  * defaults (which are base.yaml's).
  */
 function applyRules(doc: unknown, rules: readonly Rule[], ctx: Ctx): void {
+  ctx.doc = doc;
   const byPath = new Map(rules.map((r) => [r.path, r]));
   const prefixes = new Set(
     rules.flatMap((r) => r.path.split(".").map((_, i, a) => a.slice(0, i + 1).join("."))),
@@ -858,24 +879,18 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
       continue;
     }
     keys.add(dec.key);
+    const tags = c["tags"];
     out.push({
       registryHostname: c["registryHostname"],
       secretName: secret["name"],
       artifactTypes: c["artifactTypes"],
       username: dec.user,
       description: c["description"] ?? "",
+      ...(Array.isArray(tags) && tags.length > 0 ? { tags } : {}),
     });
     note(ctx, { key, status: "mapped", target: `accounts.registryCredentials[${out.length - 1}]` });
     note(ctx, { key: `${key}.secret.value`, status: "secret", target: "functionRegistryKey" });
     fnNotes.push(ctx.notes[ctx.notes.length - 1]);
-    const tags = c["tags"];
-    if (Array.isArray(tags) && tags.length > 0)
-      note(ctx, {
-        key: `${key}.tags`,
-        status: "unmappable",
-        reason:
-          "the program's registry credentials have no tags; the account bootstrap creates the credential without them",
-      });
   }
   if (keys.size > 1)
     note(ctx, {

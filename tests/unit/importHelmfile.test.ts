@@ -28,6 +28,7 @@ import {
   type RegistrationFile,
   decodeDockerAuth,
   formatNotes,
+  getPath,
   hasConflicts,
   mapComputePlane,
   mapControlPlane,
@@ -239,11 +240,26 @@ describe("control plane: an environment file that sets every documented key", ()
     ["addons.llm.pki.image.registry", "unmappable", /follows nvcf:images.registry/],
     ["addons.llm.pki.image.repository", "unmappable", /follows nvcf:images.registry/],
     ["global.imagePullSecrets[1].name", "unmappable", /references one pull secret/],
-    ["secrets: api.accountBootstrap.registryCredentials[1].tags", "unmappable", /have no tags/],
+    ["addons.vanityGateway.nodeSelector", "ignored", /pins the vanity gateway to the controlplane selector/],
   ])("%s is reported %s with its reason", (key, status, reason) => {
     const n = m.notes.find((x) => `${x.file === "env" ? "" : `${x.file}: `}${x.key}` === key);
     expect(n?.status).toBe(status);
     expect(n?.reason).toMatch(reason);
+  });
+
+  test("the vanity gateway's own node selector is kept only while global.nodeSelectors is off, as the stack reads it", () => {
+    const c = m.config as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    // On (the fixture): the gateway runs on the controlplane pool; the add-on's selector is not carried over.
+    expect(c["releaseValues"]["vanity-gateway"]["vanityGateway"]["nodeSelector"]).toBeUndefined();
+    expect(c["releaseValues"]["vanity-gateway"]["vanityGateway"]["tolerations"]).toEqual([
+      { key: "edge", operator: "Exists" },
+    ]);
+    const env = load("control-env.yaml") as { global: { nodeSelectors: { enabled: boolean } } };
+    env.global.nodeSelectors.enabled = false;
+    const off = mapControlPlane({ env, secrets: secretsFile(), bundle: "0.8.0" });
+    expect(getPath(off.config, "releaseValues.vanity-gateway.vanityGateway.nodeSelector")).toEqual({
+      pool: "edge",
+    });
   });
 
   test("every unmappable and ignored rule of the table has a reason", () => {
@@ -277,6 +293,7 @@ describe("control plane: secrets", () => {
           artifactTypes: ["HELM"],
           username: "robot",
           description: "",
+          tags: ["team-a"],
         },
       ],
     });
@@ -395,6 +412,7 @@ describe("bundle 0.7.0", () => {
       "cassandra.podDisruptionBudget",
       "global.workerEndpoints.llmRequestRouterAddress",
       "addons.llm.pki.mode",
+      "addons.llm.pki.clusterIssuer.enabled",
     ])
       expect([k, noteOf(m, k)?.status, noteOf(m, k)?.reason]).toEqual([
         k,
@@ -405,6 +423,9 @@ describe("bundle 0.7.0", () => {
       status: "mapped",
       target: "charts.versionOverrides.function-autoscaler",
     });
+    // What the 0.7.0 stack ignores is not carried over, so the program accepts the moved config as it is.
+    expect(hasConflicts(m)).toBe(false);
+    expect(validate(m, "prod-moved-070").bundleVersion).toBe("0.7.0");
   });
 });
 

@@ -34,7 +34,7 @@ const compute = (over: Record<string, string> = {}) =>
 const secrets: ControlSecrets<string> = {
   cassandraPassword: "cass-pw",
   sidecarAuth: dockerAuth("$oauthtoken", "k1"),
-  functionAuth: [dockerAuth("u", "k2")],
+  functionAuth: [dockerAuth("u", "k2"), dockerAuth("u", "k3")],
 };
 const REPO = "nvcf/images";
 const REG = "registry.example.com";
@@ -66,6 +66,13 @@ describe("control-plane values (docs/upstream-facts.md §1.8)", () => {
     accounts: JSON.stringify({
       registryCredentials: [
         { registryHostname: "nvcr.io", secretName: "nvcr-containers", artifactTypes: ["CONTAINER"] },
+        {
+          registryHostname: "charts.example.org",
+          secretName: "charts",
+          artifactTypes: ["HELM"],
+          tags: ["team-a", "gpu"],
+          description: "team charts",
+        },
       ],
     }),
   });
@@ -161,6 +168,14 @@ describe("control-plane values (docs/upstream-facts.md §1.8)", () => {
         artifactTypes: ["CONTAINER"],
         tags: [],
         description: "",
+      },
+      // Tags and description reach the chart's account-bootstrap payload as configured.
+      {
+        registryHostname: "charts.example.org",
+        secret: { name: "charts", value: dockerAuth("u", "k3") },
+        artifactTypes: ["HELM"],
+        tags: ["team-a", "gpu"],
+        description: "team charts",
       },
     ]);
     expect(a.remoteConfig.configData.nvcf["llm-request-router"]["worker-address"]).toBe(
