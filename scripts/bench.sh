@@ -270,15 +270,17 @@ for i in $(seq 1 "$RUNS"); do
     cpu_samples >"$NVCF_LOCAL_DIR/$tag.stat" &
     sampler=$!
     t0=$(ms)
-    if ! (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" node cli/nvcf.js up --env dev "${args[@]}" --parallel 4 --yes --plain 2>"$NVCF_LOCAL_DIR/$tag.err" |
-      while IFS= read -r line; do printf '%s\t%s\n' "${EPOCHREALTIME/./}" "$line"; done >"$NVCF_LOCAL_DIR/$tag.lines"); then
-      kill "$sampler" 2>/dev/null || true
+    status=0
+    (cd "$proj" && cpu_run "$NVCF_LOCAL_DIR/$tag.cpu" node cli/nvcf.js up --env dev "${args[@]}" --parallel 4 --yes --plain 2>"$NVCF_LOCAL_DIR/$tag.err" |
+      while IFS= read -r line; do printf '%s\t%s\n' "${EPOCHREALTIME/./}" "$line"; done >"$NVCF_LOCAL_DIR/$tag.lines") || status=$?
+    t1=$(ms)
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    if [ "$status" != 0 ]; then
       cat "$NVCF_LOCAL_DIR/$tag.lines" "$NVCF_LOCAL_DIR/$tag.err" >&2
       die "nvcf up of $n GPU stack(s) failed (output: $NVCF_LOCAL_DIR/$tag.lines)"
     fi
-    row "gpu-nvcf-$n-command-s" "$(secs $(($(ms) - t0)))"
-    kill "$sampler" 2>/dev/null || true
-    wait "$sampler" 2>/dev/null || true
+    row "gpu-nvcf-$n-command-s" "$(secs $((t1 - t0)))"
     row "gpu-nvcf-$n-cpu-s" "$(cpu_s "$NVCF_LOCAL_DIR/$tag.cpu")"
     # Microsecond stamps of the dev-gpu-* stacks: the first "up started", the last "up done", the last release
     # start ("release nvca-operator installing").

@@ -469,7 +469,7 @@ async function holdPort(port: number): Promise<net.Server> {
 function diagnosticBlock(out: string, header: string): string {
   const lines = out.split("\n");
   const section = lines.indexOf("Diagnostics:");
-  const start = lines.findIndex((l, i) => i > section && section >= 0 && l === `  ${header}:`);
+  const start = section < 0 ? -1 : lines.indexOf(`  ${header}:`, section);
   if (start < 0) return "";
   const end = lines.findIndex((l, i) => i > start && /^ {0,2}\S/.test(l));
   return lines
