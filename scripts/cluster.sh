@@ -37,6 +37,9 @@
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
 # and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
+# (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
+# Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -58,6 +61,9 @@ READINESS_SCALE="${NVCF_READINESS_SCALE:-20}"
 case "$READINESS_PROFILE" in none | real) ;; *) die "NVCF_READINESS_PROFILE must be none or real, got '$READINESS_PROFILE'" ;; esac
 [[ "$READINESS_SCALE" =~ ^[1-9][0-9]*$ ]] || die "NVCF_READINESS_SCALE must be a positive integer, got '$READINESS_SCALE'"
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
+# The controllerName of GatewayClass eg: Envoy Gateway's own (its default EnvoyGateway configuration), which the
+# stand-in gateway controller answers for.
+GATEWAY_CONTROLLER_NAME=gateway.envoyproxy.io/gatewayclass-controller
 
 cmd="${1:-up}"
 shift || true
@@ -335,7 +341,7 @@ profile_wanted() {
 }
 
 gateway_yaml() {
-  cat <<'EOF'
+  cat <<EOF
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -353,7 +359,7 @@ kind: GatewayClass
 metadata:
   name: eg
 spec:
-  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  controllerName: $GATEWAY_CONTROLLER_NAME
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -447,15 +453,15 @@ up_one() {
     for f in "$crd_dir"/gateway.networking.k8s.io_*.yaml; do k "$name" apply --server-side -f "$f" >/dev/null; done
     k "$name" wait --for=condition=Established crd --all --timeout=60s >/dev/null
     gateway_yaml | k "$name" apply -f - >/dev/null
-    # No Envoy here: report the Gateway as a controller would (Programmed, address on loopback).
-    local ts
-    ts=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    k "$name" patch gatewayclass eg --subresource=status --type=merge -p \
-      "{\"status\":{\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
-    k "$name" -n envoy-gateway patch gateway nvcf-gateway --subresource=status --type=merge -p \
-      "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
   fi
   check_loopback "$name"
+  if [ "$name" = nvcf-dev ]; then
+    # No Envoy here: the stand-in controller reports the class, the Gateway (Programmed, address on loopback) and
+    # the routes as Envoy Gateway's controller would; its first pass is awaited, so preflight finds them reported.
+    gateway_start "$name"
+    k "$name" wait --for=condition=Accepted gatewayclass/eg --timeout=60s >/dev/null
+    k "$name" -n envoy-gateway wait --for=condition=Programmed gateway/nvcf-gateway --timeout=60s >/dev/null
+  fi
   operator_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
@@ -481,51 +487,70 @@ check_loopback() {
   [ -z "$bad" ] || die "cluster $name: components listen beyond 127.0.0.1: $bad"
 }
 
-# The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator; what it does and does not do is in its
-# header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script),
-# pid file and log in $OPERATOR_DIR. It calls the API server itself (no kubectl) with the cluster's own kubeconfig
-# under the kwok work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir
-# catches it.
-OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
-operator_pid() { # name -> the running stand-in's pid (fails when none runs)
+# The stand-ins that play a cluster's controllers (tests/bin/<prog>; what each does and does not do is in its
+# header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script), pid
+# file and log in its directory under $NVCF_LOCAL_DIR. Each calls the API server itself (no kubectl) with the
+# cluster's own kubeconfig under the kwok work dir, so it also exits by itself when the cluster is deleted, and
+# `down`'s sweep of that dir catches it.
+standin_pid() { # prog dir name -> the running stand-in's pid (fails when none runs)
   local pid cmd
-  pid=$(cat "$OPERATOR_DIR/$1.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+  pid=$(cat "$2/$3.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
     cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) &&
-    [[ "$cmd" == *"nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "* ]] && echo "$pid"
+    [[ "$cmd" == *"$1 --kubeconfig $KWOK_WORKDIR/clusters/$3/kubeconfig.yaml "* ]] && echo "$pid"
 }
-operator_start() {
-  local name=$1 pid i
-  [ "$name" != nvcf-dev ] || return 0
-  mkdir -p "$OPERATOR_DIR"
-  if pid=$(operator_pid "$name"); then
-    log "cluster $name: stand-in NVCA operator already running (pid $pid)"
+standin_start() { # prog dir name what [args...]
+  local prog=$1 dir=$2 name=$3 what=$4 pid i
+  shift 4
+  mkdir -p "$dir"
+  if pid=$(standin_pid "$prog" "$dir" "$name"); then
+    log "cluster $name: $what already running (pid $pid)"
     return 0
   fi
-  rm -f "$OPERATOR_DIR/$name.pid"
-  setsid -f node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
-    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid" \
-    </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
+  rm -f "$dir/$name.pid"
+  setsid -f node "$ROOT/tests/bin/$prog" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
+    --context "kwok-$name" --pid-file "$dir/$name.pid" "$@" </dev/null >>"$dir/$name.log" 2>&1
   for i in $(seq 1 50); do
-    pid=$(operator_pid "$name") && { log "cluster $name: stand-in NVCA operator started (pid $pid, log $OPERATOR_DIR/$name.log)"; return 0; }
+    pid=$(standin_pid "$prog" "$dir" "$name") && { log "cluster $name: $what started (pid $pid, log $dir/$name.log)"; return 0; }
     sleep 0.2
   done
-  tail -n 20 "$OPERATOR_DIR/$name.log" >&2 || true
-  die "cluster $name: the stand-in NVCA operator did not start (log $OPERATOR_DIR/$name.log)"
+  tail -n 20 "$dir/$name.log" >&2 || true
+  die "cluster $name: the $what did not start (log $dir/$name.log)"
 }
-operator_stop() {
-  local name=$1 pid i
-  if pid=$(operator_pid "$name"); then
+standin_stop() { # prog dir name what
+  local pid i
+  if pid=$(standin_pid "$1" "$2" "$3"); then
     kill "$pid" 2>/dev/null || true
     for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
-    log "cluster $name: stand-in NVCA operator stopped"
+    log "cluster $3: $4 stopped"
   fi
-  rm -f "$OPERATOR_DIR/$name.pid" "$OPERATOR_DIR/$name.state"
+  rm -f "$2/$3.pid"
 }
+
+# The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator), with its state file next to its pid file.
+OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
+operator_start() {
+  [ "$1" != nvcf-dev ] || return 0
+  standin_start nvca-operator "$OPERATOR_DIR" "$1" "stand-in NVCA operator" --state "$OPERATOR_DIR/$1.state"
+}
+operator_stop() {
+  standin_stop nvca-operator "$OPERATOR_DIR" "$1" "stand-in NVCA operator"
+  rm -f "$OPERATOR_DIR/$1.state"
+}
+
+# The stand-in gateway controller of a cluster with Gateways (tests/bin/gateway-controller): answers for
+# GatewayClasses of $GATEWAY_CONTROLLER_NAME and reports 127.0.0.1 as the Gateways' address (nothing listens there).
+GATEWAY_DIR="$NVCF_LOCAL_DIR/gateway"
+gateway_start() {
+  standin_start gateway-controller "$GATEWAY_DIR" "$1" "stand-in gateway controller" \
+    --controller-name "$GATEWAY_CONTROLLER_NAME" --address 127.0.0.1
+}
+gateway_stop() { standin_stop gateway-controller "$GATEWAY_DIR" "$1" "stand-in gateway controller"; }
 
 down_one() {
   local name=$1
   operator_stop "$name"
+  gateway_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p
