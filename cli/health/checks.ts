@@ -413,11 +413,7 @@ function missingBackends(route: ManifestObject, live: LiveState): string[] {
  * Why a route would not attach to one parent, judged from the Gateway's spec alone: the Gateway and the
  * `sectionName` listener exist and the listener admits the route's namespace; undefined when they do.
  */
-export function staticParentProblem(
-  route: ManifestObject,
-  p: ParentRef,
-  live: LiveState,
-): string | undefined {
+function staticParentProblem(route: ManifestObject, p: ParentRef, live: LiveState): string | undefined {
   const ns = p.namespace ?? route.namespace;
   const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
   if (!gw) return `its parent Gateway ${ns}/${p.name} does not exist`;
@@ -448,7 +444,11 @@ function unreportedParent(stack: string, route: ManifestObject, p: ParentRef, li
   const cls = live.gatewayClasses?.find((c) => c.metadata.name === className);
   const controller = String(cls?.spec?.controllerName ?? "");
   const statik = staticParentProblem(route, p, live);
-  const judged = statik ? `; from the Gateway's spec: ${statik}` : "";
+  const missing = missingBackends(route, live);
+  const seen = [statik, missing.length ? `backend Service ${missing.join(", ")} does not exist` : ""].filter(
+    Boolean,
+  );
+  const judged = seen.length ? `; from the Gateway's spec and the cluster: ${seen.join("; ")}` : "";
   if (live.gatewayClasses && !cls)
     return {
       text: `no status for parent ${label}: Gateway ${ns}/${p.name} names GatewayClass ${className}, which does not exist${judged}`,
@@ -461,7 +461,7 @@ function unreportedParent(stack: string, route: ManifestObject, p: ParentRef, li
     };
   return {
     text: `no status for parent ${label}: ${controller ? `the controller ${controller}` : "no controller"} has written none on the route${judged}`,
-    fix: `run nvcf status again in a moment; if the status stays missing, read the logs of the Gateway API controller${controller ? ` (${controller})` : ""}${statik ? ", and fix the Gateway's listeners or namespace labels" : ""}`,
+    fix: `run nvcf status again in a moment; if the status stays missing, read the logs of the Gateway API controller${controller ? ` (${controller})` : ""}${statik ? ", and fix the Gateway's listeners or namespace labels" : ""}${missing.length ? ", and install the release that serves the backend" : ""}`,
   };
 }
 

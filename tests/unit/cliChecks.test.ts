@@ -775,7 +775,7 @@ describe("health", () => {
     const stale = withStatus([parentStatus(["True", "Accepted"], ["True", "ResolvedRefs"])]);
     stale.routes[0].spec.parentRefs[0].sectionName = "nope";
     expect(one(checkRoutes("dev", [api], stale)).found).toMatch(
-      /^no status for parent envoy-gateway\/nvcf-gateway:nope: the controller gateway\.envoyproxy\.io\/gatewayclass-controller has written none on the route; from the Gateway's spec: Gateway envoy-gateway\/nvcf-gateway has no listener "nope"$/,
+      /^no status for parent envoy-gateway\/nvcf-gateway:nope: the controller gateway\.envoyproxy\.io\/gatewayclass-controller has written none on the route; from the Gateway's spec and the cluster: Gateway envoy-gateway\/nvcf-gateway has no listener "nope"$/,
     );
   });
 
@@ -798,7 +798,7 @@ describe("health", () => {
         ),
       ).found,
     ).toMatch(
-      /running for it; from the Gateway's spec: no listener of Gateway envoy-gateway\/nvcf-gateway \("http"\) admits routes from namespace envoy-gateway/,
+      /running for it; from the Gateway's spec and the cluster: no listener of Gateway envoy-gateway\/nvcf-gateway \("http"\) admits routes from namespace envoy-gateway .*; backend Service nvcf\/api does not exist$/,
     );
     expect(one(checkRoutes("dev", [api], live({ gatewayClasses: [] }))).found).toBe(
       "no status for parent envoy-gateway/nvcf-gateway:http: Gateway envoy-gateway/nvcf-gateway names GatewayClass eg, which does not exist",
