@@ -40,6 +40,8 @@
 # Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
 # (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
 # Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
+# `kubectl exec` works on every cluster (kwok's Exec API); on nvcf-dev `up` also starts the host process behind the
+# stand-in in-pod tools (nodetool, cqlsh, bao in the Cassandra and OpenBao pods): scripts/inpod.sh.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -77,6 +79,9 @@ for c in "${clusters[@]}"; do
 done
 
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
+# kubectl exec on kwok (the Exec CRD of kwokctl_config) and the in-pod tools agent of nvcf-dev (inpod_start, inpod_stop).
+# shellcheck source=scripts/inpod.sh
+source "$ROOT/scripts/inpod.sh"
 
 exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
 
@@ -164,7 +169,8 @@ EOF
 # kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
 # bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
 # controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
-# manager's host-path provisioner backs the StorageClass of storage_yaml. Leader election is off for the
+# manager's host-path provisioner backs the StorageClass of storage_yaml. enableCRDs Exec: kwok serves
+# `kubectl exec` (scripts/inpod.sh). Leader election is off for the
 # controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
 # for more than the lease's renew deadline (10 s), and nothing restarts them here.
 kwokctl_config() {
@@ -174,6 +180,8 @@ apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
+  enableCRDs:
+    - Exec
 componentsPatches:
   - name: kube-controller-manager
     extraArgs:
@@ -186,6 +194,7 @@ componentsPatches:
       - key: leader-elect
         value: "false"
 EOF
+  inpod_kwokctl_patch >>"$f"
   [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
   echo "$f"
 }
@@ -463,6 +472,7 @@ up_one() {
     k "$name" -n envoy-gateway wait --for=condition=Programmed gateway/nvcf-gateway --timeout=60s >/dev/null
   fi
   operator_start "$name"
+  inpod_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
 
@@ -487,70 +497,42 @@ check_loopback() {
   [ -z "$bad" ] || die "cluster $name: components listen beyond 127.0.0.1: $bad"
 }
 
-# The stand-ins that play a cluster's controllers (tests/bin/<prog>; what each does and does not do is in its
-# header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script), pid
-# file and log in its directory under $NVCF_LOCAL_DIR. Each calls the API server itself (no kubectl) with the
-# cluster's own kubeconfig under the kwok work dir, so it also exits by itself when the cluster is deleted, and
-# `down`'s sweep of that dir catches it.
-standin_pid() { # prog dir name -> the running stand-in's pid (fails when none runs)
-  local pid cmd
-  pid=$(cat "$2/$3.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) &&
-    [[ "$cmd" == *"$1 --kubeconfig $KWOK_WORKDIR/clusters/$3/kubeconfig.yaml "* ]] && echo "$pid"
-}
-standin_start() { # prog dir name what [args...]
-  local prog=$1 dir=$2 name=$3 what=$4 pid i
-  shift 4
-  mkdir -p "$dir"
-  if pid=$(standin_pid "$prog" "$dir" "$name"); then
-    log "cluster $name: $what already running (pid $pid)"
-    return 0
-  fi
-  rm -f "$dir/$name.pid"
-  setsid -f node "$ROOT/tests/bin/$prog" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
-    --context "kwok-$name" --pid-file "$dir/$name.pid" "$@" </dev/null >>"$dir/$name.log" 2>&1
-  for i in $(seq 1 50); do
-    pid=$(standin_pid "$prog" "$dir" "$name") && { log "cluster $name: $what started (pid $pid, log $dir/$name.log)"; return 0; }
-    sleep 0.2
-  done
-  tail -n 20 "$dir/$name.log" >&2 || true
-  die "cluster $name: the $what did not start (log $dir/$name.log)"
-}
-standin_stop() { # prog dir name what
-  local pid i
-  if pid=$(standin_pid "$1" "$2" "$3"); then
-    kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-    log "cluster $3: $4 stopped"
-  fi
-  rm -f "$2/$3.pid"
-}
-
-# The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator), with its state file next to its pid file.
+# The stand-in NVCA operator of a GPU cluster (tests/bin/nvca-operator; what it does and does not do is in its
+# header): one detached host process per cluster (own session, no inherited pipes, so it outlives this script),
+# pid file and log in $OPERATOR_DIR. It calls the API server itself (no kubectl) with the cluster's own kubeconfig
+# under the kwok work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir
+# catches it.
 OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
+operator_match() { echo "nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
 operator_start() {
-  [ "$1" != nvcf-dev ] || return 0
-  standin_start nvca-operator "$OPERATOR_DIR" "$1" "stand-in NVCA operator" --state "$OPERATOR_DIR/$1.state"
+  local name=$1
+  [ "$name" != nvcf-dev ] || return 0
+  host_process_start "$OPERATOR_DIR" "$name" "$(operator_match "$name")" "stand-in NVCA operator" \
+    node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
+    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid"
 }
 operator_stop() {
-  standin_stop nvca-operator "$OPERATOR_DIR" "$1" "stand-in NVCA operator"
+  host_process_stop "$OPERATOR_DIR" "$1" "$(operator_match "$1")" "stand-in NVCA operator"
   rm -f "$OPERATOR_DIR/$1.state"
 }
 
-# The stand-in gateway controller of a cluster with Gateways (tests/bin/gateway-controller): answers for
+# The stand-in gateway controller of a cluster with Gateways (tests/bin/gateway-controller; what it writes and does
+# not is in its header): a detached host process like the operator, pid file and log in $GATEWAY_DIR. It answers for
 # GatewayClasses of $GATEWAY_CONTROLLER_NAME and reports 127.0.0.1 as the Gateways' address (nothing listens there).
 GATEWAY_DIR="$NVCF_LOCAL_DIR/gateway"
+gateway_match() { echo "gateway-controller --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
 gateway_start() {
-  standin_start gateway-controller "$GATEWAY_DIR" "$1" "stand-in gateway controller" \
-    --controller-name "$GATEWAY_CONTROLLER_NAME" --address 127.0.0.1
+  host_process_start "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller" \
+    node "$ROOT/tests/bin/gateway-controller" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --pid-file "$GATEWAY_DIR/$1.pid" --controller-name "$GATEWAY_CONTROLLER_NAME" --address 127.0.0.1
 }
-gateway_stop() { standin_stop gateway-controller "$GATEWAY_DIR" "$1" "stand-in gateway controller"; }
+gateway_stop() { host_process_stop "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller"; }
 
 down_one() {
   local name=$1
   operator_stop "$name"
   gateway_stop "$name"
+  inpod_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p
