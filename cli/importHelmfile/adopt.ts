@@ -19,8 +19,10 @@ import {
   type EnableFlag,
   type ReleaseSpec,
   chartVersion,
+  configNamespaces,
   enabledReleases,
   inDependencyOrder,
+  resolveNamespace,
 } from "../../catalog/releases";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
@@ -112,7 +114,7 @@ export function adoptionPlan(
     releases = inDependencyOrder(enabledReleases("control", c.bundleVersion, flags), flags);
     const ns = new Set<string>();
     for (const r of releases) {
-      const n = controlNamespace(r, c);
+      const n = resolveNamespace(r, configNamespaces(c));
       if (!c.gateway.install && n === c.gateway.controllerNamespace) continue;
       ns.add(n);
     }
@@ -127,10 +129,10 @@ export function adoptionPlan(
     const flags = computeFlags(c) as Record<EnableFlag, boolean>;
     releases = inDependencyOrder(enabledReleases("compute", c.bundleVersion, flags), flags);
     const ns = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...c.pullSecretNamespaces]);
-    for (const r of releases) if ("fixed" in r.namespace) ns.add(r.namespace.fixed);
+    for (const r of releases) ns.add(resolveNamespace(r, configNamespaces(c)));
     namespaces = [...ns];
     const pull = new Set<string>(c.pullSecretNamespaces);
-    for (const r of releases) if ("fixed" in r.namespace) pull.add(r.namespace.fixed);
+    for (const r of releases) pull.add(resolveNamespace(r, configNamespaces(c)));
     // The compute plane creates pull secrets when it has a key: its own, or the control plane's.
     pullNamespaces = c.pullSecret.name !== null && c.pullSecret.create ? [...pull] : [];
   }
@@ -158,11 +160,7 @@ export function adoptionPlan(
       });
   }
   for (const r of releases) {
-    const ns = control
-      ? controlNamespace(r, cfg as ControlPlaneConfig)
-      : "fixed" in r.namespace
-        ? r.namespace.fixed
-        : "nvca-operator";
+    const ns = resolveNamespace(r, configNamespaces(cfg));
     comp(`rel:${r.name}`, "nvcf:index:Release", `${top}-${r.name}`, "plane");
     imports.push({
       key: `helm:${r.name}`,
@@ -211,12 +209,6 @@ export function adoptionPlan(
   };
 }
 
-function controlNamespace(r: ReleaseSpec, c: ControlPlaneConfig): string {
-  if ("fixed" in r.namespace) return r.namespace.fixed;
-  return r.namespace.fromConfig === "gatewayControllerNamespace"
-    ? c.gateway.controllerNamespace
-    : c.observability.namespace;
-}
 
 /** The URN of every planned component and import, keyed by plan key. */
 export function planUrns(plan: AdoptionPlan): Map<string, string> {
