@@ -27,6 +27,7 @@ import {
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { isObservabilityRelease } from "../../values/observability";
 import type { Kube } from "../kube";
 
 /** Resource types of the objects adopted. */
@@ -359,7 +360,9 @@ export function checkReleases(plan: AdoptionPlan, live: readonly LiveRelease[], 
         needed: `release ${want.name} (chart ${want.chart} ${want.version}) in namespace ${want.namespace}, as NVIDIA's stack installs it`,
         fix: elsewhere.length
           ? "check the namespace settings of the environment file (e.g. ingress.gatewayApi.controllerNamespace, observability.namespace)"
-          : "check that the environment file is the one this installation was made with (a disabled component in it stays uninstalled), then run again",
+          : plan.plane === "compute" && isObservabilityRelease(want.name)
+            ? "NVIDIA installs the observability stack on a GPU cluster separately (make -C deploy/stacks/observability install); if it was never installed here, run again with --set observability.install=false (the stack installs it later when that is removed)"
+            : "check that the environment file is the one this installation was made with (a disabled component in it stays uninstalled), then run again",
       });
       continue;
     }
