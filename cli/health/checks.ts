@@ -712,6 +712,9 @@ export function checkObservability(
 ): Finding[] {
   const out: Finding[] = [];
   const ns = want.namespace;
+  const bad = (obj: string, found: string, needed: string, fix: string) =>
+    out.push(fail("health.observability", stack, obj, found, needed, fix));
+  const ok = (obj: string, found: string) => out.push(pass("health.observability", stack, obj, found));
   const rerunRelease = (release: string) =>
     `pulumi up -s ${stack} --refresh (the refresh notices the release's missing objects; helm history ${release} -n ${ns} shows what it last did)`;
   if (want.collector) {
@@ -719,132 +722,85 @@ export function checkObservability(
     const obj = `OpenTelemetryCollector ${ns}/${c.name}`;
     const live = st.collectors?.find((x) => x.metadata.name === c.name);
     if (st.collectors === undefined)
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          "the OpenTelemetryCollector CRD is not served",
-          "the CRDs of the OpenTelemetry Operator (release opentelemetry-operator, or the existing operator of observability.components.otelOperator: existing)",
-          rerunRelease("opentelemetry-operator"),
-        ),
+      bad(
+        obj,
+        "the OpenTelemetryCollector CRD is not served",
+        "the CRDs of the OpenTelemetry Operator (release opentelemetry-operator, or the existing operator of observability.components.otelOperator: existing)",
+        rerunRelease("opentelemetry-operator"),
       );
     else if (!live)
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          "missing",
-          "the collector object release otel-collector renders",
-          rerunRelease("otel-collector"),
-        ),
+      bad(
+        obj,
+        "missing",
+        "the collector object release otel-collector renders",
+        rerunRelease("otel-collector"),
       );
     else if (c.targetAllocator && live.spec?.targetAllocator?.enabled !== true)
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          "spec.targetAllocator.enabled is not true",
-          "the Target Allocator on (observability.components.targetAllocator: install), which discovers the monitors",
-          rerunRelease("otel-collector"),
-        ),
+      bad(
+        obj,
+        "spec.targetAllocator.enabled is not true",
+        "the Target Allocator on (observability.components.targetAllocator: install), which discovers the monitors",
+        rerunRelease("otel-collector"),
       );
     else
-      out.push(
-        pass(
-          "health.observability",
-          stack,
-          obj,
-          c.targetAllocator
-            ? "exists, Target Allocator enabled"
-            : "exists (no Target Allocator: not installed by the stack)",
-        ),
+      ok(
+        obj,
+        c.targetAllocator
+          ? "exists, Target Allocator enabled"
+          : "exists (no Target Allocator: not installed by the stack)",
       );
   }
   for (const m of want.monitors) {
     const obj = `${m.kind} ${m.namespace}/${m.name}`;
     const list = m.kind === "ServiceMonitor" ? st.serviceMonitors : st.podMonitors;
     const live = list?.find((x) => x.metadata.name === m.name && x.metadata.namespace === m.namespace);
+    const selector = want.collector?.targetAllocator ? want.collector.selectors[m.kind] : undefined;
     if (list === undefined)
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          `the ${m.kind} CRD is not served`,
-          "the Prometheus Operator CRDs (release prometheus-operator-crds, or existing ones)",
-          rerunRelease("prometheus-operator-crds"),
-        ),
+      bad(
+        obj,
+        `the ${m.kind} CRD is not served`,
+        "the Prometheus Operator CRDs (release prometheus-operator-crds, or existing ones)",
+        rerunRelease("prometheus-operator-crds"),
       );
     else if (!live)
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          "missing",
-          "the monitor release default-monitors renders for the profile",
-          rerunRelease("default-monitors"),
-        ),
+      bad(
+        obj,
+        "missing",
+        "the monitor release default-monitors renders for the profile",
+        rerunRelease("default-monitors"),
       );
-    else if (
-      want.collector?.targetAllocator &&
-      !matches(live.metadata.labels, want.collector.selectors[m.kind])
-    )
-      out.push(
-        fail(
-          "health.observability",
-          stack,
-          obj,
-          `its labels lack ${Object.entries(want.collector.selectors[m.kind])
-            .map(([k, v]) => `${k}=${v}`)
-            .join(", ")}`,
-          `the labels collector ${want.collector.name}'s Target Allocator selects, or it scrapes nothing from this monitor`,
-          `set the label through nvcf:releaseValues.default-monitors.commonLabels, then pulumi up -s ${stack}`,
-        ),
+    else if (selector && !matches(live.metadata.labels, selector))
+      bad(
+        obj,
+        `its labels lack ${Object.entries(selector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")}`,
+        `the labels collector ${want.collector?.name}'s Target Allocator selects, or it scrapes nothing from this monitor`,
+        `set the label through nvcf:releaseValues.default-monitors.commonLabels, then pulumi up -s ${stack}`,
       );
     else
-      out.push(
-        pass(
-          "health.observability",
-          stack,
-          obj,
-          want.collector?.targetAllocator
-            ? `exists, selected by collector ${want.collector.name}'s Target Allocator`
-            : "exists",
-        ),
+      ok(
+        obj,
+        selector ? `exists, selected by collector ${want.collector?.name}'s Target Allocator` : "exists",
       );
   }
   if (want.pullSecret) {
     const obj = `Secret ${ns}/${want.pullSecret}`;
-    out.push(
-      st.pullSecretType === undefined
-        ? fail(
-            "health.observability",
-            stack,
-            obj,
-            "missing",
-            "the image pull secret the observability releases' pods reference",
-            `pulumi up -s ${stack} --refresh (nvcf:pullSecret.create true), or create it in ${ns} (create false)`,
-          )
-        : st.pullSecretType !== "kubernetes.io/dockerconfigjson"
-          ? fail(
-              "health.observability",
-              stack,
-              obj,
-              `of type ${st.pullSecretType}`,
-              "a kubernetes.io/dockerconfigjson Secret",
-              `pulumi up -s ${stack} --refresh`,
-            )
-          : pass(
-              "health.observability",
-              stack,
-              obj,
-              "the image pull secret (kubernetes.io/dockerconfigjson)",
-            ),
-    );
+    if (st.pullSecretType === undefined)
+      bad(
+        obj,
+        "missing",
+        "the image pull secret the observability releases' pods reference",
+        `pulumi up -s ${stack} --refresh (nvcf:pullSecret.create true), or create it in ${ns} (create false)`,
+      );
+    else if (st.pullSecretType !== "kubernetes.io/dockerconfigjson")
+      bad(
+        obj,
+        `of type ${st.pullSecretType}`,
+        "a kubernetes.io/dockerconfigjson Secret",
+        `pulumi up -s ${stack} --refresh`,
+      );
+    else ok(obj, "the image pull secret (kubernetes.io/dockerconfigjson)");
   }
   return out;
 }

@@ -657,21 +657,24 @@ describe("a change to one service's settings changes only that release", () => {
   });
 });
 
+/** What a control plane hands a GPU cluster in these tests (stacks/compute.ts `computeInputs`). */
+const COMPUTE_INPUTS: ComputeInputs = {
+  imageRegistry: REG,
+  imageRepository: REPO,
+  clusterID: "c-1",
+  clusterGroupID: "g-1",
+  ncaID: "nvcf-default",
+  region: "eu-north-1",
+  icmsServiceURL: "http://gw.example.com",
+  revalServiceURL: "http://gw.example.com",
+  natsURL: "nats://gw.example.com:4222",
+  icmsHost: "sis.nvcf.example.com",
+  revalHost: "reval.nvcf.example.com",
+  natsHost: "nats.nvcf.example.com",
+};
+
 describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-operator 1.14.0 / 1.21.3)", () => {
-  const inputs: ComputeInputs = {
-    imageRegistry: REG,
-    imageRepository: REPO,
-    clusterID: "c-1",
-    clusterGroupID: "g-1",
-    ncaID: "nvcf-default",
-    region: "eu-north-1",
-    icmsServiceURL: "http://gw.example.com",
-    revalServiceURL: "http://gw.example.com",
-    natsURL: "nats://gw.example.com:4222",
-    icmsHost: "sis.nvcf.example.com",
-    revalHost: "reval.nvcf.example.com",
-    natsHost: "nats.nvcf.example.com",
-  };
+  const inputs = COMPUTE_INPUTS;
   const ALL = JSON.stringify({
     kaiScheduler: { enabled: true },
     groveOperator: { enabled: true },
@@ -1057,22 +1060,8 @@ describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-ope
 });
 
 describe("NVIDIA's observability stack on a GPU cluster (deploy/stacks/observability, profile compute)", () => {
-  const inputs: ComputeInputs = {
-    imageRegistry: REG,
-    imageRepository: REPO,
-    clusterID: "c-1",
-    clusterGroupID: "g-1",
-    ncaID: "nvcf-default",
-    region: "eu-north-1",
-    icmsServiceURL: "http://gw.example.com",
-    revalServiceURL: "http://gw.example.com",
-    natsURL: "nats://gw.example.com:4222",
-    icmsHost: "",
-    revalHost: "",
-    natsHost: "",
-  };
   const obs = (release: string, over: Record<string, string> = {}) =>
-    computeValues(release, compute(over), inputs) as V;
+    computeValues(release, compute(over), COMPUTE_INPUTS) as V;
 
   test("every compute-plane release of the catalog has a values builder", () => {
     expect([...COMPUTE_VALUES_RELEASES].sort()).toEqual(COMPUTE_PLANE_RELEASES.map((r) => r.name).sort());
