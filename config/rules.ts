@@ -17,7 +17,11 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
 import { computeFlags } from "../values/compute";
 import { controlFlags } from "../values/control";
-import { type ObservabilitySettings, installsObservability } from "../values/observability";
+import {
+  type ObservabilitySettings,
+  bundleShipsObservability,
+  installsObservability,
+} from "../values/observability";
 
 const K = (path: string) => `nvcf:${path}`;
 const PLACEHOLDER_REPO = "YOUR_ORG/YOUR_TEAM";
@@ -263,19 +267,20 @@ function pullSecretRules(cfg: {
  * cluster (`installsObservability`): the collector needs an operator and a metrics backend, the target
  * allocator a stack-owned collector and discovery RBAC, the default monitors the Prometheus Operator CRDs; an
  * installed backend is VictoriaMetrics without authentication, an existing one is external with a
- * remote-write URL; profiles control and all need a metrics backend. Input: the plane and its observability
- * settings. Output: one problem per broken rule, keyed under `nvcf:observability.`.
+ * remote-write URL; profiles control and all need a metrics backend. Input: the plane, its observability
+ * settings and the bundle. Output: one problem per broken rule, keyed under `nvcf:observability.`.
  */
 export function observabilityStackRules(
   plane: "control" | "compute",
   o: ObservabilitySettings & { metricsBackend: { auth?: { mode: string } } },
+  bundle: BundleVersion,
 ): Problem[] {
   const c = o.components;
   const mb = o.metricsBackend;
   const out: Problem[] = [];
   const add = (key: string, expected: string, found: unknown, fix: string) =>
     out.push({ key: K(key), expected, found: describe(found), fix });
-  if (!installsObservability(plane, o)) return out;
+  if (!installsObservability(plane, o, bundle)) return out;
   const controlish = o.profile === "control" || o.profile === "all";
   if (c.collector === "install" && c.otelOperator === "disabled")
     add(
@@ -376,7 +381,7 @@ export function observabilityStackRules(
 export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
   const o = cfg.observability;
   const mb = o.metricsBackend;
-  const out: Problem[] = observabilityStackRules("control", o);
+  const out: Problem[] = observabilityStackRules("control", o, cfg.bundleVersion);
   const add = (key: string, expected: string, found: unknown, fix: string) =>
     out.push({ key: K(key), expected, found: describe(found), fix });
   if (o.profile === "disabled") return out;
@@ -428,9 +433,8 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
  */
 export function computeObservabilityRules(cfg: ComputePlaneConfig): Problem[] {
   const o = cfg.observability;
-  const shipped = releaseSpec("default-monitors").versions[cfg.bundleVersion] !== undefined;
-  const out = shipped ? observabilityStackRules("compute", o) : [];
-  if (o.install === true && !shipped)
+  const out = observabilityStackRules("compute", o, cfg.bundleVersion);
+  if (o.install === true && !bundleShipsObservability(cfg.bundleVersion))
     out.push({
       key: K("observability.install"),
       expected: `unset or false: NVCF bundle ${cfg.bundleVersion} ships no observability stack (docs/v0.6.1/manifest.md lists none of its charts)`,

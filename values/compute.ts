@@ -122,7 +122,7 @@ export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolea
   };
   return {
     ...off,
-    ...observabilityFlags("compute", cfg.observability),
+    ...observabilityFlags("compute", cfg.observability, cfg.bundleVersion),
     always: true,
     kaiScheduler: a.kaiScheduler.enabled,
     kaiTopology: a.topologyAwareScheduling.enabled && a.kaiScheduler.enabled,

@@ -56,7 +56,7 @@ export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolea
   const o = cfg.observability;
   return {
     always: true,
-    ...observabilityFlags("control", o),
+    ...observabilityFlags("control", o, cfg.bundleVersion),
     nats: cfg.nats.enabled,
     certManager: cfg.certManager.managed,
     openbao: cfg.openbao.enabled,

@@ -16,7 +16,7 @@
  * compute group (NVCA, DCGM, worker), `all` both. Component modes: `install` (the stack installs it),
  * `existing` (someone else did; the stack uses it), `disabled`.
  */
-import type { EnableFlag, Plane } from "../catalog/releases";
+import { type BundleVersion, type EnableFlag, type Plane, releaseSpec } from "../catalog/releases";
 import {
   PINNED_TAGS,
   UPSTREAM,
@@ -99,13 +99,22 @@ export const COLLECTOR_NAME = "nvcf-observability";
 /** The prefix of every default monitor's name (the nvcf-default-monitors chart's name). */
 export const MONITOR_PREFIX = "nvcf-default-monitors";
 
+/** Whether an NVCF bundle ships NVIDIA's observability stack (0.7.0 and later; `catalog/releases.ts`). */
+export const bundleShipsObservability = (bundle: BundleVersion) =>
+  releaseSpec("default-monitors").versions[bundle] !== undefined;
+
 /**
- * Whether a stack installs the observability stack on its cluster. Control plane: every profile but
- * `disabled` (the self-managed stack includes it then). GPU cluster: profile `compute` or `all` (the monitors a
- * GPU cluster needs; `control` and `disabled` leave the cluster without it, as NVIDIA's compute-plane stack
- * maps them to NVCA's collector off), unless `install` is false.
+ * Whether a stack installs the observability stack on its cluster: never with a bundle that ships none (0.6.1).
+ * Control plane: every profile but `disabled` (the self-managed stack includes it then). GPU cluster: profile
+ * `compute` or `all` (the monitors a GPU cluster needs; `control` and `disabled` leave the cluster without it,
+ * as NVIDIA's compute-plane stack maps them to NVCA's collector off), unless `install` is false.
  */
-export function installsObservability(plane: Plane, o: Pick<ObservabilitySettings, "profile" | "install">) {
+export function installsObservability(
+  plane: Plane,
+  o: Pick<ObservabilitySettings, "profile" | "install">,
+  bundle: BundleVersion,
+): boolean {
+  if (!bundleShipsObservability(bundle)) return false;
   if (plane === "control") return o.profile !== "disabled";
   return (o.profile === "compute" || o.profile === "all") && o.install !== false;
 }
@@ -123,14 +132,15 @@ export type ObservabilityFlag = Extract<
 /**
  * Which observability releases a stack installs: none unless `installsObservability`; then default-monitors
  * always, and each infrastructure release when its component mode is `install` (the collector with
- * `components.collector`, VictoriaMetrics with `metricsBackend.mode`). Input: the plane and the settings.
- * Output: the five flags.
+ * `components.collector`, VictoriaMetrics with `metricsBackend.mode`). Input: the plane, the settings and the
+ * bundle. Output: the five flags.
  */
 export function observabilityFlags(
   plane: Plane,
   o: Pick<ObservabilitySettings, "profile" | "install" | "components" | "metricsBackend">,
+  bundle: BundleVersion,
 ): Record<ObservabilityFlag, boolean> {
-  const on = installsObservability(plane, o);
+  const on = installsObservability(plane, o, bundle);
   const c = o.components;
   return {
     observabilityEnabled: on,

@@ -3,13 +3,7 @@
  * cluster's Helm release records, workloads, Jobs, routes and (GPU clusters) the NVCA objects with kubectl, in
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */
-import {
-  chartVersion,
-  configNamespaces,
-  enabledReleases,
-  releaseSpec,
-  resolveNamespace,
-} from "../../catalog/releases";
+import { chartVersion, configNamespaces, enabledReleases, resolveNamespace } from "../../catalog/releases";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { type Values, deepMerge } from "../../values/merge";
@@ -90,12 +84,8 @@ export function expectedObservability(s: CheckedStack): ExpectedObservability | 
   const cfg = s.config;
   const c = cfg.plane === "control" ? controlConfig(s) : computeConfig(s);
   const o = c.observability;
-  const flags = observabilityFlags(cfg.plane, o);
-  if (
-    !flags.observabilityEnabled ||
-    releaseSpec("default-monitors").versions[cfg.bundleVersion] === undefined
-  )
-    return undefined;
+  const flags = observabilityFlags(cfg.plane, o, cfg.bundleVersion);
+  if (!flags.observabilityEnabled) return undefined;
   // Images do not change what is checked: the mirror is left empty.
   const img = {
     registry: "",

@@ -911,17 +911,18 @@ const COLLECTOR_CRD = "opentelemetrycollectors.opentelemetry.io";
  * not owned by this stack's release in the observability namespace. With `existing` mode, what the stack then
  * uses must be there: the ServiceMonitor/PodMonitor CRDs, and the OpenTelemetryCollector CRD when the stack
  * installs the collector. And one observability stack per cluster (NVIDIA's README): one of its release names in
- * another namespace is another installation. Input: the plane, its observability settings, the cluster facts
- * (read with `observability: true`), the stack. Output: findings of check `observability.external` (none when
- * the stack installs no observability stack there).
+ * another namespace is another installation. Input: the stack's config (either plane), the cluster facts (read
+ * with `observability: true`), the stack. Output: findings of check `observability.external` (none when the
+ * stack installs no observability stack there).
  */
 export function checkObservabilityStack(
-  plane: "control" | "compute",
-  o: ObservabilitySettings,
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
   facts: ClusterFacts,
   stack: string,
 ): Finding[] {
-  if (!installsObservability(plane, o)) return [];
+  const plane = cfg.plane;
+  const o: ObservabilitySettings = cfg.observability;
+  if (!installsObservability(plane, o, cfg.bundleVersion)) return [];
   const ns = o.namespace;
   const c = o.components;
   const obj = `observability stack (namespace ${ns})`;

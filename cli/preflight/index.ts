@@ -112,8 +112,8 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
     a.kube.target.kubeconfig === b.kube.target.kubeconfig;
   try {
     const installs = (s: (typeof compute)[number]) =>
-      installsObservability("compute", computeConfig(s).observability);
-    const controlInstalls = installsObservability("control", ccfg.observability);
+      installsObservability("compute", computeConfig(s).observability, computeConfig(s).bundleVersion);
+    const controlInstalls = installsObservability("control", ccfg.observability, ccfg.bundleVersion);
     const compReads = compAccess.map((a, i) =>
       read(a, compute[i].file.stack, { kai: true, observability: installs(compute[i]) }),
     );
@@ -150,7 +150,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ...checkControlNodeLabels(ccfg, f, cs),
         ...checkCertManager(ccfg, f, cs),
         ...checkIssuer(ccfg, f, cs, label),
-        ...checkObservabilityStack("control", ccfg.observability, f, cs),
+        ...checkObservabilityStack(ccfg, f, cs),
       );
     }
     const ids = comps.map((r, i) => (r.facts ? identityOf(compAccess[i].label, r.facts) : undefined));
@@ -168,7 +168,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ...checkKai(cfg, f, st),
         ...checkInotify(cfg, f, st),
         ...checkComputeNodeLabels(cfg, f, st),
-        ...checkObservabilityStack("compute", cfg.observability, f, st),
+        ...checkObservabilityStack(cfg, f, st),
         ...checkObservabilityOnce(
           st,
           cs,

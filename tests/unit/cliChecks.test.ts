@@ -485,8 +485,8 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
   });
 
   test("nothing installed yet, or only this stack's releases: passes, on either plane", () => {
-    allPass(checkObservabilityStack("compute", gpuCfg().observability, facts(), "dev-gpu-a"));
-    allPass(checkObservabilityStack("control", devCfg().observability, facts(), "dev"));
+    allPass(checkObservabilityStack(gpuCfg(), facts(), "dev-gpu-a"));
+    allPass(checkObservabilityStack(devCfg(), facts(), "dev"));
     const ours = facts({
       crds: [
         ...monitorCrds("prometheus-operator-crds", "monitoring"),
@@ -499,23 +499,20 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
         "nvca-operator/nvca-operator",
       ],
     });
-    allPass(checkObservabilityStack("compute", gpuCfg().observability, ours, "dev-gpu-a"));
+    allPass(checkObservabilityStack(gpuCfg(), ours, "dev-gpu-a"));
+    // Bundle 0.6.1 ships no observability stack: nothing to check there.
+    const old = gpuCfg();
+    old.bundleVersion = "0.6.1";
+    expect(checkObservabilityStack(old, facts({ crds: monitorCrds("kps", "infra") }), "g")).toEqual([]);
     // A GPU cluster without the stack (profile control) is not checked.
     const control = gpuCfg();
     control.observability.profile = "control";
-    expect(
-      checkObservabilityStack("compute", control.observability, facts({ crds: monitorCrds() }), "g"),
-    ).toEqual([]);
+    expect(checkObservabilityStack(control, facts({ crds: monitorCrds() }), "g")).toEqual([]);
   });
 
   test("Prometheus Operator CRDs or an OpenTelemetry Operator installed outside the stack: use them (existing)", () => {
     const f = one(
-      checkObservabilityStack(
-        "compute",
-        gpuCfg().observability,
-        facts({ crds: monitorCrds("kps", "infra") }),
-        "dev-gpu-a",
-      ),
+      checkObservabilityStack(gpuCfg(), facts({ crds: monitorCrds("kps", "infra") }), "dev-gpu-a"),
     );
     expect(f).toMatchObject({
       check: "observability.external",
@@ -527,8 +524,7 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
     expect(f.needed).toMatch(/^observability\.components\.prometheusOperatorCrds existing when/);
     const op = one(
       checkObservabilityStack(
-        "compute",
-        gpuCfg().observability,
+        gpuCfg(),
         facts({ otelOperators: [operator("otel", "opentelemetry-operator")] }),
         "dev-gpu-a",
       ),
@@ -544,8 +540,7 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
     cfg.observability.components.prometheusOperatorCrds = "existing";
     cfg.observability.components.otelOperator = "existing";
     const existing = checkObservabilityStack(
-      "compute",
-      cfg.observability,
+      cfg,
       facts({
         crds: [
           ...monitorCrds("kps", "infra"),
@@ -560,7 +555,7 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
       /uses the existing Prometheus Operator CRDs and the existing OpenTelemetry Operator$/,
     );
     // Existing components that are not there.
-    const missing = checkObservabilityStack("compute", cfg.observability, facts(), "dev-gpu-a");
+    const missing = checkObservabilityStack(cfg, facts(), "dev-gpu-a");
     expect(failing(missing).map((x) => x.found)).toEqual([
       "no CRD servicemonitors.monitoring.coreos.com, podmonitors.monitoring.coreos.com",
       "no CRD opentelemetrycollectors.opentelemetry.io",
@@ -570,8 +565,7 @@ describe("preflight: NVIDIA's observability stack (both planes)", () => {
   test("at most once per cluster: another installation, or a GPU cluster that is the control-plane cluster", () => {
     const f = one(
       checkObservabilityStack(
-        "compute",
-        gpuCfg().observability,
+        gpuCfg(),
         facts({ helmReleases: ["observability/default-monitors"] }),
         "dev-gpu-a",
       ),
