@@ -576,7 +576,10 @@ export function topologyValues(cfg: ComputePlaneConfig, target: "kai" | "grove")
  * The image context of a GPU cluster's observability releases: the control plane's mirror (read through the
  * stack reference), this stack's `images.thirdParty` and pull secret.
  */
-export function computeObservabilityImages(cfg: ComputePlaneConfig, mirror: ImageMirror): ObservabilityImages {
+export function computeObservabilityImages(
+  cfg: ComputePlaneConfig,
+  mirror: ImageMirror,
+): ObservabilityImages {
   return {
     registry: mirror.imageRegistry,
     repository: mirror.imageRepository,

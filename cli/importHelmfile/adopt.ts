@@ -210,7 +210,6 @@ export function adoptionPlan(
   };
 }
 
-
 /** The URN of every planned component and import, keyed by plan key. */
 export function planUrns(plan: AdoptionPlan): Map<string, string> {
   const chain = new Map<string, string[]>();

@@ -432,9 +432,7 @@ describe("a release of both planes: NVIDIA's observability stack, once per clust
             .filter((r) => OBSERVABILITY.includes(r.name))
             .map((r) => [r.name, activeNeeds(r, f).sort()]),
         ),
-      ).toEqual(
-        Object.fromEntries(OBSERVABILITY.map((r) => [r, [...SPEC_EDGES[r]].sort()])),
-      );
+      ).toEqual(Object.fromEntries(OBSERVABILITY.map((r) => [r, [...SPEC_EDGES[r]].sort()])));
       for (const r of OBSERVABILITY)
         expect(resolveNamespace(releaseSpec(r), configNamespaces(c))).toBe("obs");
     }
@@ -452,7 +450,11 @@ describe("a release of both planes: NVIDIA's observability stack, once per clust
     const c = compute({
       observability: JSON.stringify({
         components: { prometheusOperatorCrds: "existing", otelOperator: "existing" },
-        metricsBackend: { mode: "existing", type: "external", remoteWriteEndpoint: "https://m.example.com/w" },
+        metricsBackend: {
+          mode: "existing",
+          type: "external",
+          remoteWriteEndpoint: "https://m.example.com/w",
+        },
       }),
     });
     const f = computeFlags(c);

@@ -767,7 +767,9 @@ describe("compute-plane rules", () => {
           "pulumi config rm --path nvcf:observability.install (NVCA's collector and gate still follow nvcf:observability.profile), or set nvcf:bundleVersion to 0.7.0 or 0.8.0",
       },
     ]);
-    expect(problems(baseCompute({ observability: j({ components: { targetAllocator: "existing" } }) }))).toEqual([
+    expect(
+      problems(baseCompute({ observability: j({ components: { targetAllocator: "existing" } }) })),
+    ).toEqual([
       {
         key: "nvcf:observability.components.targetAllocator",
         text:
