@@ -10,6 +10,7 @@
  *    0.7.0 and 0.6.1, and an all-add-ons control plane and GPU cluster at every bundle, every enabled release's
  *    stand-in chart, at exactly the pinned version (its Chart.yaml), renders with exactly the values the program
  *    computes (`tools/values.ts` `stackValues`, secret leaves as sentinels of the real shape).
+ * 4. The observability stand-ins render, per profile, the monitors and the collector `nvcf status` looks for.
  *
  * Helm comes from NVCF_HELM (scripts/test.sh exports the path `bash scripts/helm.sh` prints) or, when that is
  * unset, from the cache (`bash scripts/helm.sh --path`). Without Helm every test fails with the fix.
@@ -22,6 +23,7 @@ import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { BUNDLE_VERSIONS, releaseSpec, type BundleVersion } from "../../catalog/releases";
 import { stackValues, type ReleaseValues } from "../../tools/values";
+import { OBSERVABILITY_TARGET_LABEL, monitorObjects } from "../../values/observability";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CHARTS = path.join(ROOT, "tests/charts");
@@ -622,21 +624,13 @@ describe("objects NVIDIA's acceptance suite checks, rendered from the program's 
     },
   );
 
-  test("stack dev: the routes, collector and monitors the suite names; the NKey Secret from nkey-secret.yaml", async () => {
+  test("stack dev: the routes the suite names, the NKey Secret from nkey-secret.yaml, the invocation env default", async () => {
     const ingress = await objects("stack dev", "ingress");
     expect(ingress.get("HTTPRoute/nvcf-api")?.spec.hostnames).toEqual(["api.nvcf.test"]);
     expect(ingress.get("GRPCRoute/nvcf-api-grpc")?.spec.hostnames).toEqual(["worker-api.nvcf.test"]);
     expect(ingress.get("GRPCRoute/nvct-api-grpc")?.spec.hostnames).toEqual(["worker-tasks.nvcf.test"]);
-    expect(
-      (await objects("stack dev", "otel-collector")).get("OpenTelemetryCollector/nvcf-observability")?.spec,
-    ).toMatchObject({ targetAllocator: { enabled: true } });
-    const monitors = [...(await objects("stack dev", "default-monitors")).keys()].sort();
-    expect(monitors).toEqual([
-      "ServiceMonitor/nvcf-default-monitors-grpc-proxy",
-      "ServiceMonitor/nvcf-default-monitors-invocation-service",
-      "ServiceMonitor/nvcf-default-monitors-llm-api-gateway",
-      "ServiceMonitor/nvcf-default-monitors-state-metrics",
-    ]);
+    // The collector and the monitors of each profile: "the observability stand-ins render what each cluster's
+    // profile needs" below.
     const nats = await rendered.get("stack dev/nats");
     expect(nats?.out).toContain("# Source: helm-nvcf-nats/templates/nkey-secret.yaml");
     expect(
@@ -645,4 +639,76 @@ describe("objects NVIDIA's acceptance suite checks, rendered from the program's 
       WORKER_STREAM_PROPERTIES__SERVICE_ADDRESS: "http://invocation.nvcf.svc.cluster.local:8080",
     });
   });
+});
+
+describe("the observability stand-ins render what each cluster's profile needs (and what nvcf status looks for)", () => {
+  const cases: [string, string, Record<string, string>][] = [
+    ["dev-gpu-a (profile compute)", "dev-gpu-a", {}],
+    ["dev-gpu-a (profile all)", "dev-gpu-a", { observability: '{"profile":"all"}' }],
+    ["dev (profile control)", "dev", {}],
+  ];
+  for (const [label, stack, sets] of cases) {
+    const sc: StackCase = { label, stack, sets };
+    const releases = valuesOf(sc);
+    const render = (release: string) => {
+      if (releases instanceof Error) return Promise.resolve({ code: 1, out: releases.message });
+      const r = releases[release];
+      const c = standIn(r.chart, r.version)!;
+      const file = path.join(tmp, `observability-${stack}-${label.length}-${release}.json`);
+      return helmRun(() => {
+        fs.writeFileSync(file, JSON.stringify(r.values));
+        return templateArgs(release, c.path, r.namespace, file);
+      });
+    };
+    const monitors = render("default-monitors");
+    const collector = render("otel-collector");
+    test(`${label}: default-monitors renders exactly the monitors monitorObjects() expects, each labelled for the Target Allocator`, async () => {
+      if (releases instanceof Error) throw releases;
+      const res = await monitors;
+      expect(res.code).toBe(0);
+      const objs = yaml.loadAll(res.out).filter(
+        (
+          o,
+        ): o is {
+          kind: string;
+          metadata: { name: string; namespace: string; labels: Record<string, string> };
+        } => !!o,
+      );
+      const r = releases["default-monitors"];
+      // Helm prints the objects ordered by kind; the expectation is in the chart's template order.
+      const key = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
+      const byKey = (a: { kind: string; name: string }, b: { kind: string; name: string }) =>
+        key(a).localeCompare(key(b));
+      expect(
+        objs
+          .map((o) => ({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace }))
+          .sort(byKey),
+      ).toEqual([...monitorObjects(r.values, r.namespace)].sort(byKey));
+      for (const o of objs) expect(o.metadata.labels).toMatchObject(OBSERVABILITY_TARGET_LABEL);
+      const names = objs.map((o) => o.metadata.name);
+      const compute = [
+        "nvcf-default-monitors-nvca",
+        "nvcf-default-monitors-dcgm",
+        "nvcf-default-monitors-worker",
+      ];
+      const profile = (r.values as { computePlane: { enabled: boolean } }).computePlane.enabled;
+      for (const n of compute) expect([n, names.includes(n)]).toEqual([n, profile]);
+    });
+    test(`${label}: otel-collector renders the OpenTelemetryCollector with the Target Allocator on`, async () => {
+      if (releases instanceof Error) throw releases;
+      const res = await collector;
+      expect(res.code).toBe(0);
+      const col = yaml
+        .loadAll(res.out)
+        .find((o) => (o as { kind?: string } | null)?.kind === "OpenTelemetryCollector") as {
+        metadata: { name: string };
+        spec: { targetAllocator: { enabled: boolean; prometheusCR: { serviceMonitorSelector: unknown } } };
+      };
+      expect(col.metadata.name).toBe("nvcf-observability");
+      expect(col.spec.targetAllocator.enabled).toBe(true);
+      expect(col.spec.targetAllocator.prometheusCR.serviceMonitorSelector).toEqual({
+        matchLabels: OBSERVABILITY_TARGET_LABEL,
+      });
+    });
+  }
 });
