@@ -15,7 +15,7 @@ import type { ChartSourceSettings } from "../../catalog/sources";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { mapBounded } from "../bounded";
-import { execCommand } from "../kube";
+import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
 

@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import { validateConfig, type StackConfig } from "../../config/load";
 import { SECRET_KEYS, type ComputePlaneConfig, type ControlPlaneConfig } from "../../config/schema";
-import { Kube, type KubeTarget, kubeconfigFile } from "../kube";
+import { Kube, type KubeTarget, kubeconfigFile } from "../../kube/kubectl";
 import type { Environment, Finding, StackFile } from "../types";
 
 /** Options every check entry point takes. */

@@ -15,7 +15,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema
 import {
   adoptionPlan,
   checkReleases,
-  decodeHelmRecord,
+  liveRelease,
   dockerConfigCredential,
   importSpec,
   planUrns,
@@ -36,6 +36,7 @@ import {
 } from "../../cli/importHelmfile/mapping";
 import { registeredValuesText } from "../../components/registration";
 import { parseRegistration } from "../../values/registration";
+import { decodeHelmRelease } from "../../kube/helmRecords";
 import { readStackFile, render, mockGateway } from "./harness";
 import * as zlib from "node:zlib";
 
@@ -637,7 +638,7 @@ describe("adoption plan", () => {
       chart: { metadata: { name: "helm-nvcf-nats", version: "0.7.1" } },
     };
     const data = Buffer.from(zlib.gzipSync(JSON.stringify(record)).toString("base64")).toString("base64");
-    expect(decodeHelmRecord(data)).toEqual({
+    expect(liveRelease(decodeHelmRelease(data))).toEqual({
       name: "nats",
       namespace: "nats-system",
       revision: 3,
