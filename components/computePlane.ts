@@ -223,7 +223,13 @@ export class ComputePlane extends pulumi.ComponentResource {
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
           namespace: ns,
-          values: args.inputs.apply((inp) => computeValues(r.name, cfg, inp)),
+          values: args.inputs.apply((inp) => {
+            try {
+              return computeValues(r.name, cfg, inp);
+            } catch (e) {
+              throw new pulumi.ResourceError((e as Error).message, this);
+            }
+          }),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt?.[r.name],

@@ -9,6 +9,7 @@ import * as yaml from "js-yaml";
 import type { z } from "zod";
 import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
 import { kubeconfigServer } from "../values/registration";
+import { parsePropertyPath, valueAt } from "./paths";
 import { ConfigError, type Problem, describe } from "./problems";
 import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
@@ -56,18 +57,9 @@ function issuePath(path: readonly PropertyKey[]): string {
   );
 }
 
-function getPath(obj: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
-  }
-  return cur;
-}
-
 function deletePath(obj: unknown, path: readonly PropertyKey[]): boolean {
   if (path.length === 0) return false;
-  const parent = getPath(obj, path.slice(0, -1));
+  const parent = valueAt(obj, path.slice(0, -1));
   if (parent === null || typeof parent !== "object") return false;
   const last = path[path.length - 1];
   if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
@@ -263,7 +255,7 @@ function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown, schema
       }
       continue;
     }
-    const value = getPath(input, i.path);
+    const value = valueAt(input, i.path);
     const { expected, hint } = expectedOf(i, schema);
     out.push({
       key: `${NS}:${path}`,
@@ -528,14 +520,12 @@ export function withSecretReleaseValues(
   const out = structuredClone(releaseValues);
   const paths: (string | number)[][] = [
     ...releaseValueSecretPaths(releaseValues).map((p) =>
-      (p.replace(/^releaseValues\./, "").match(/\[\d+\]|[^.[\]]+/g) ?? []).map((t) =>
-        t.startsWith("[") ? Number(t.slice(1, -1)) : t,
-      ),
+      parsePropertyPath(p.replace(/^releaseValues\./, "")),
     ),
     ...(stackFileText === undefined ? [] : secureReleaseValuePaths(stackFileText)),
   ];
   for (const p of paths) {
-    const parent = getPath(out, p.slice(0, -1));
+    const parent = valueAt(out, p.slice(0, -1));
     const last = p[p.length - 1];
     if (parent === null || typeof parent !== "object") continue;
     const v = (parent as Record<string | number, unknown>)[last];

@@ -228,10 +228,6 @@ export function kubeconfigFile(text: string): { file: string; remove: () => void
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** `namespace/name` of an object (just `name` for cluster-scoped ones). */
-export const objectId = (o: KubeObject): string =>
-  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
-
 /** The `status` of a condition type (`True`/`False`/`Unknown`), with its reason and message; undefined when absent. */
 export function condition(
   o: { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } },

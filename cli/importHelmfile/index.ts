@@ -50,8 +50,8 @@ import {
   mapComputePlane,
   mapControlPlane,
   rawConfig,
-  setPath,
 } from "./mapping";
+import { setPath } from "../../config/paths";
 
 /** The options of the verb, as commander parses them. */
 export interface ImportOptions {

@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { validateConfig } from "../../config/load";
+import { valueAt } from "../../config/paths";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import {
   adoptionPlan,
@@ -28,7 +29,6 @@ import {
   type RegistrationFile,
   decodeDockerAuth,
   formatNotes,
-  getPath,
   hasConflicts,
   mapComputePlane,
   mapControlPlane,
@@ -258,7 +258,7 @@ describe("control plane: an environment file that sets every documented key", ()
     const env = load("control-env.yaml") as { global: { nodeSelectors: { enabled: boolean } } };
     env.global.nodeSelectors.enabled = false;
     const off = mapControlPlane({ env, secrets: secretsFile(), bundle: "0.8.0" });
-    expect(getPath(off.config, "releaseValues.vanity-gateway.vanityGateway.nodeSelector")).toEqual({
+    expect(valueAt(off.config, "releaseValues.vanity-gateway.vanityGateway.nodeSelector")).toEqual({
       pool: "edge",
     });
   });
