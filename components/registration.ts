@@ -109,7 +109,7 @@ const registeredValuesBlock = (
  * Registers one GPU cluster. Re-runs exactly when its inputs change: the cluster name, NCA id or region
  * replace the registration (deregister, then register); endpoints, the CLI path, the cluster's API server
  * or its kubeconfig re-run `register --ignore-existing` (same IDs, refreshed JWKS). Nothing else re-runs
- * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`). With `registered` (a
+ * it. On delete it deregisters (`cluster delete --ignore-missing`). With `registered` (a
  * registration made elsewhere, e.g. by NVIDIA's `make register-cluster`, adopted by `nvcf import-helmfile`)
  * create prints the values block of those IDs instead of registering, so the cluster keeps them.
  *
