@@ -17,6 +17,7 @@ import {
 import { isDevStack } from "../config/rules";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeFlags, computeValues, inotifyImages } from "../values/compute";
+import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { NvcfRelease } from "./release";
@@ -223,13 +224,7 @@ export class ComputePlane extends pulumi.ComponentResource {
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
           namespace: ns,
-          values: args.inputs.apply((inp) => {
-            try {
-              return computeValues(r.name, cfg, inp);
-            } catch (e) {
-              throw new pulumi.ResourceError((e as Error).message, this);
-            }
-          }),
+          values: args.inputs.apply((inp) => failsAs(this, () => computeValues(r.name, cfg, inp))),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt?.[r.name],

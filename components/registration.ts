@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
 import { type CliEndpoints, cliConfigYaml, parseRegistration } from "../values/registration";
+import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
 
 export interface ClusterRegistrationArgs {
@@ -161,13 +162,7 @@ export class ClusterRegistration extends pulumi.ComponentResource {
     // The script prints only the values block (IDs and URLs), so the parsed fields are not secret. An
     // adopted registration's IDs come from config, so they are known even when the command is not run.
     // Output the command printed that is not a registration fails as an error of the command.
-    const parsed = (text: string): Registration => {
-      try {
-        return parseRegistration(text);
-      } catch (e) {
-        throw new pulumi.ResourceError((e as Error).message, cmd);
-      }
-    };
+    const parsed = (text: string): Registration => failsAs(cmd, () => parseRegistration(text));
     this.registration = ids
       ? pulumi.unsecret(
           pulumi

@@ -34,6 +34,8 @@ export interface HelmRelease {
   version: number;
   info?: { status?: string; last_deployed?: string; description?: string };
   chart?: { metadata?: { name?: string; version?: string } };
+  /** The values given to the install or upgrade (Helm's `config`: user-supplied values only, not the chart's defaults). */
+  config?: Record<string, unknown>;
   /** The rendered manifest of the release's (non-hook) objects, multi-document YAML. */
   manifest?: string;
   hooks?: HelmHook[];
