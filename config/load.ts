@@ -9,6 +9,12 @@ import * as yaml from "js-yaml";
 import type { z } from "zod";
 import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
 import { kubeconfigServer } from "../values/registration";
+import type { ChartSourceSettings } from "../catalog/sources";
+import { computeFlags } from "../values/compute";
+import { controlFlags } from "../values/control";
+import { chartKeysFromSources } from "./chartKeys";
+import { allowListProblems } from "./installed";
+import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
 import { ConfigError, type Problem, describe } from "./problems";
 import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
@@ -382,6 +388,15 @@ export function kubeAccessProblems(cfg: StackConfig, kube: KubeconfigView): Prob
 export interface ValidationEnvironment {
   /** The ambient kubeconfig the stack would use (`stacks/kube.ts ambientKubeconfigView`). */
   kubeconfig?: KubeconfigView;
+  /**
+   * How to find the keys a release's chart declares, given the stack's `nvcf:charts` (config/chartKeys.ts
+   * `chartKeysFromSources`); without it `nvcf:releaseValues` is checked at its top level only.
+   */
+  chartKeys?: (charts: ChartSourceSettings) => ChartKeysFor;
+  /** Every config key of the stack, `<namespace>:<key>`, for the near-miss namespace check. */
+  configKeys?: readonly string[];
+  /** Receives the lines the preview prints about the config (keys passed unchecked, charts not checked). */
+  note?: (level: "info" | "warn", message: string) => void;
 }
 
 /**
@@ -463,7 +478,19 @@ export function validateConfig(
         ...kubeAccessProblems(result.data as StackConfig, env.kubeconfig).filter((p) => !known.has(p.key)),
       );
     }
+    // Config that cannot mean anything (config/meaning.ts) and overrides naming no setting (config/installed.ts).
+    const cfg = result.data as StackConfig;
+    const flags = cfg.plane === "compute" ? computeFlags(cfg) : controlFlags(cfg);
+    const checked = releaseValuesKeyProblems(cfg, flags, env.chartKeys?.(cfg.charts));
+    const known = new Set(problems.map((p) => p.key));
+    problems.push(
+      ...[...checked.problems, ...allowListProblems(cfg.plane, cfg.allowInstalledChanges)].filter(
+        (p) => !known.has(p.key),
+      ),
+    );
+    for (const n of checked.notes) env.note?.(n.level, n.message);
   }
+  if (env.configKeys) problems.push(...namespaceProblems(env.configKeys));
   if (problems.length > 0 || !result.success) throw new ConfigError(stack, problems);
   return result.data as StackConfig;
 }
@@ -486,7 +513,12 @@ export function loadConfig(): StackConfig {
     raw[key] = value;
     if (isConfigSecret(full)) secret.add(key);
   }
-  return validateConfig(raw, secret, pulumi.getStack(), { kubeconfig: ambientKubeconfigView() });
+  return validateConfig(raw, secret, pulumi.getStack(), {
+    kubeconfig: ambientKubeconfigView(),
+    chartKeys: chartKeysFromSources(PROJECT_ROOT),
+    configKeys: Object.keys(all),
+    note: (level, message) => (level === "warn" ? pulumi.log.warn(message) : pulumi.log.info(message)),
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 
@@ -48,6 +49,9 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
+  // place is refused here, before anything is touched or read from a cluster (config/installed.ts).
+  refuseInstalledChanges(pulumi.getStack(), cfg, await readDeployed());
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -146,12 +150,14 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
+  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
+  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: contract,
+      values: { ...contract, ...installed },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,

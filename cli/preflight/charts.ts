@@ -12,6 +12,7 @@ import * as yaml from "js-yaml";
 import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/releases";
 import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from "../../catalog/sources";
 import type { ChartSourceSettings } from "../../catalog/sources";
+import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../config/chartKeys";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { mapBounded } from "../bounded";
@@ -252,9 +253,29 @@ export async function pullChart(c: ChartToCheck, helm: string): Promise<Finding>
         ]);
     }
     if (res.code !== 0) return failed(c, obj, used, res.out);
-    return pass("charts.pull", c.stack, obj, `pulled from ${where(c)}${creds ? ` as ${c.username}` : ""}`);
+    return pass(
+      "charts.pull",
+      c.stack,
+      obj,
+      `pulled from ${where(c)}${creds ? ` as ${c.username}` : ""}; ${cacheKeys(c, tmp)}`,
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Records the keys a pulled chart declares in the key cache (config/chartKeys.ts), which the program reads to
+ * check `nvcf:releaseValues` of charts from OCI or HTTPS locations. Output: the words for the finding.
+ */
+function cacheKeys(c: ChartToCheck, dir: string): string {
+  const tgz = fs.readdirSync(dir).find((f) => f.endsWith(".tgz"));
+  if (!tgz) return "no chart archive to read its keys from";
+  try {
+    writeChartKeysCache(c.chart, c.version, cacheLocation(c.resolved), fs.readFileSync(path.join(dir, tgz)));
+    return `its keys cached in ${chartKeysCacheDir()} for the nvcf:releaseValues check`;
+  } catch (e) {
+    return `its keys not cached (${(e as Error).message}): nvcf:releaseValues of its releases is checked at the top level only`;
   }
 }
 
