@@ -148,8 +148,9 @@ export async function resourceCounts(env: Environment): Promise<Map<string, numb
 /**
  * Validates a stack's config in this process exactly as the program does at its start (config/load.ts
  * `validateConfig`, over the stack's `nvcf:` config read through the engine, secrets decrypted in memory
- * only), so `up` can refuse a bad config before any stack is touched. Checks that need another stack's
- * outputs (the compute plane's bundle against its control plane) still run in the program.
+ * only, with the charts' keys of the project and every config key of the stack), so `up` can refuse a bad config
+ * before any stack is touched. Checks that need a stack's outputs (the compute plane's bundle against its control
+ * plane, changes against what the stack deployed) still run in the program.
  * Throws `CliError` (EXIT.config) whose lines are the program's formatted problem list.
  */
 export async function validateStackConfig(stack: Stack): Promise<void> {

@@ -401,7 +401,8 @@ export interface ValidationEnvironment {
 
 /**
  * Validates a stack's raw config: structure (zod, strict), then the cross-field rules, then (with `env`) the
- * Kubernetes access the config names; all kinds are reported together. Input: `raw` maps keys without the
+ * Kubernetes access the config names, `nvcf:releaseValues` against the charts' keys, the entries of
+ * `nvcf:allowInstalledChanges` and near-miss namespaces (config/meaning.ts); all kinds are reported together. Input: `raw` maps keys without the
  * `nvcf:` prefix to raw strings, `secretKeys` names the keys set with `--secret`, `stack` is the stack name,
  * `env.kubeconfig` the ambient kubeconfig. Output: the typed config.
  * Throws `ConfigError` listing every problem (secret values redacted) when anything is wrong.
@@ -497,8 +498,10 @@ export function validateConfig(
 
 /**
  * Reads this stack's `nvcf:` config from the Pulumi engine and validates it (see `validateConfig`), with the
- * contexts of the ambient kubeconfig (KUBECONFIG, else ~/.kube/config). Throws `ConfigError` before any
- * resource is registered.
+ * contexts of the ambient kubeconfig (KUBECONFIG, else ~/.kube/config), the keys the releases' charts declare
+ * (config/chartKeys.ts: local chart directories, the key cache for remote charts) and every config key of the
+ * stack (near misses of the `nvcf` namespace); the preview's lines about the config go to the engine's log.
+ * Throws `ConfigError` before any resource is registered.
  */
 export function loadConfig(): StackConfig {
   // Present in the SDK's runtime since 3.x but missing from its typings.

@@ -145,7 +145,11 @@ export async function requireRegistryKey(ref: pulumi.StackReference, cfg: Comput
   ]);
 }
 
-/** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
+/**
+ * Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes, the
+ * installed-settings record). Errors: `ConfigError` for a setting that cannot change in place against what the
+ * stack deployed, or a mismatch with the control plane, before any resource but the stack references is registered.
+ */
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {

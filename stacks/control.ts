@@ -43,8 +43,11 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 }
 
 /**
- * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered.
+ * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
+ * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
+ * for a setting that cannot change in place against what the stack deployed (config/installed.ts) and a missing
+ * kubeconfig context of a GPU cluster, both before any resource but the read of the stack's own outputs is
+ * registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,

@@ -3,7 +3,9 @@
  * chart is resolved as the program resolves it (catalog/sources.ts `resolveChart`) and then, once per
  * distinct (location, version): a local directory must exist and its Chart.yaml carry the chart's name and the
  * pinned version; an OCI or HTTPS chart is pulled with the Helm CLI into a temporary directory, with the
- * configured credentials when the chart takes them (password on standard input, never on the command line).
+ * configured credentials when the chart takes them (password on standard input, never on the command line), and
+ * the keys it declares are written to the key cache the program checks `nvcf:releaseValues` against
+ * (config/chartKeys.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
