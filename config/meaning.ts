@@ -201,7 +201,7 @@ const OTHER_NAMESPACES = new Set(["pulumi", "kubernetes", "aws", "random", "comm
 
 /**
  * Config keys whose namespace is a near miss of `nvcf` (pure): a different case, or at most two edits away
- * (`nvfc`, `ncvf`, `nvc`, `nvcf-dev`…), and not a namespace of Pulumi or a provider the program uses.
+ * (`nvfc`, `ncvf`, `nvc`, `nvcff`…), and not a namespace of Pulumi or a provider the program uses.
  * Input: every config key of the stack, `<namespace>:<key>` (`pulumi.runtime.allConfig()`). Output: one problem
  * per such key, naming the `nvcf:` key it was likely meant for. Values are never shown.
  */

@@ -19,7 +19,7 @@ import {
 } from "../config/installed";
 import { ConfigError } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
-import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
 import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
 import { type PreviousOutputs, previousOutputs } from "./previous";
 
@@ -56,22 +56,6 @@ const NO_CONTROL_SECRETS: ControlSecrets<string> = {
   functionAuth: [],
 };
 
-/** The control plane's inputs where a path of the installed record never reads them. */
-const NO_COMPUTE_INPUTS: ComputeInputs = {
-  imageRegistry: "",
-  imageRepository: "",
-  clusterID: "",
-  clusterGroupID: "",
-  ncaID: "",
-  region: "",
-  icmsServiceURL: "",
-  revalServiceURL: "",
-  natsURL: "",
-  icmsHost: "",
-  revalHost: "",
-  natsHost: "",
-};
-
 /**
  * The installed record of a stack's config (config/installed.ts `installedRecord`) with the values its releases
  * get (`nvcf:releaseValues` merged). Input: a validated config of either plane. Output: the plain record and
@@ -92,7 +76,8 @@ export function installedOf(cfg: ControlPlaneConfig | ComputePlaneConfig): {
   return installedRecord({
     plane: "compute",
     releases: enabledReleases("compute", c.bundleVersion, computeFlags(c)).map((r) => r.name),
-    values: (r) => computeValues(r, c, NO_COMPUTE_INPUTS),
+    // The control plane's inputs: no path of the record reads them.
+    values: (r) => computeValues(r, c, blankComputeInputs()),
   });
 }
 

@@ -27,47 +27,33 @@ const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
 const j = (v: unknown) => JSON.stringify(v);
 const SECRETS = new Set(["registryKey", "cassandraPassword", "releaseValues"]);
 
+/** A raw config validated (secrets as SECRETS says), typed as the caller expects. */
+const valid = <C>(raw: Record<string, string>): C => validateConfig(raw, SECRETS, "prod") as C;
+
 /** A control-plane config with every add-on whose release carries a setting (LLM with its PKI, LLS, UI, vanity). */
 function allControl(over: Record<string, string | undefined> = {}): ControlPlaneConfig {
-  return validateConfig(
-    baseControl({
-      addons: j({
-        llm: {
-          enabled: true,
-          pki: {
-            enabled: true,
-            allowedDomains: "nvcf.svc.cluster.local",
-            imageTag: "0.16.3",
-            dnsNames: [
-              "llm-request-router.nvcf.svc.cluster.local",
-              "*.llm-request-router-headless.nvcf.svc.cluster.local",
-            ],
-          },
-        },
-        lls: { enabled: true },
-        nvcfUi: { enabled: true },
-        vanityGateway: { enabled: true },
-      }),
-      ...over,
-    }),
-    SECRETS,
-    "prod",
-  ) as ControlPlaneConfig;
+  const llm = {
+    enabled: true,
+    pki: {
+      enabled: true,
+      allowedDomains: "nvcf.svc.cluster.local",
+      imageTag: "0.16.3",
+      dnsNames: [
+        "llm-request-router.nvcf.svc.cluster.local",
+        "*.llm-request-router-headless.nvcf.svc.cluster.local",
+      ],
+    },
+  };
+  const on = { enabled: true };
+  return valid(baseControl({ addons: j({ llm, lls: on, nvcfUi: on, vanityGateway: on }), ...over }));
 }
 
+/** A compute-plane config with KAI, Grove and Dynamo. */
 function allCompute(over: Record<string, string | undefined> = {}): ComputePlaneConfig {
-  return validateConfig(
-    baseCompute({
-      addons: j({
-        kaiScheduler: { enabled: true },
-        groveOperator: { enabled: true },
-        dynamoOperator: { enabled: true },
-      }),
-      ...over,
-    }),
-    SECRETS,
-    "prod",
-  ) as ComputePlaneConfig;
+  const on = { enabled: true };
+  return valid(
+    baseCompute({ addons: j({ kaiScheduler: on, groveOperator: on, dynamoOperator: on }), ...over }),
+  );
 }
 
 /** The config with `releaseValues.<release>.<path>` set to `value` (no validation: the rules are tested apart). */

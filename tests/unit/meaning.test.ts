@@ -225,34 +225,24 @@ describe("routes that claim the same traffic, across route kinds", () => {
     ]);
   });
 
-  test("a GRPCRoute on an HTTPRoute's hostname", () => {
-    const p = routeProblems(
-      cfg({ gateway: gateway({ nvcfApiGrpc: { enabled: true, hostnames: ["api.nvcf.example.com"] } }) }),
-    );
-    expect(p.map((x) => [x.key, x.found])).toEqual([
-      [
-        "nvcf:gateway.routes.nvcfApiGrpc.hostnames",
-        '"api.nvcf.example.com" on both HTTPRoute nvcf-api and GRPCRoute nvcf-api-grpc',
-      ],
-    ]);
-    expect(p[0].expected).toContain("GEP-1016");
-  });
-
-  test("an HTTPRoute on another's hostname, named by the setting that gave it", () => {
-    const p = routeProblems(
-      cfg({ addons: j({ vanityGateway: { enabled: true, hostnames: ["sis.nvcf.example.com"] } }) }),
-    );
-    expect(p.map((x) => [x.key, x.found])).toEqual([
-      [
-        "nvcf:addons.vanityGateway.hostnames",
-        '"sis.nvcf.example.com" on both HTTPRoute vanity-gateway and HTTPRoute sis',
-      ],
-    ]);
-  });
-
-  test("hostnames given through the ingress release's values count", () => {
-    const p = routeProblems(
-      cfg({
+  test.each([
+    [
+      "a GRPCRoute on an HTTPRoute's hostname (GEP-1016)",
+      { gateway: gateway({ nvcfApiGrpc: { enabled: true, hostnames: ["api.nvcf.example.com"] } }) },
+      "nvcf:gateway.routes.nvcfApiGrpc.hostnames",
+      '"api.nvcf.example.com" on both HTTPRoute nvcf-api and GRPCRoute nvcf-api-grpc',
+      "Gateway API does not accept an HTTPRoute and a GRPCRoute with one hostname on a listener (GEP-1016)",
+    ],
+    [
+      "an HTTPRoute on another's hostname, named by the setting that gave it",
+      { addons: j({ vanityGateway: { enabled: true, hostnames: ["sis.nvcf.example.com"] } }) },
+      "nvcf:addons.vanityGateway.hostnames",
+      '"sis.nvcf.example.com" on both HTTPRoute vanity-gateway and HTTPRoute sis',
+      "both match path / there",
+    ],
+    [
+      "hostnames given through the ingress release's values count",
+      {
         releaseValues: j({
           ingress: {
             nvcfGatewayRoutes: {
@@ -260,14 +250,15 @@ describe("routes that claim the same traffic, across route kinds", () => {
             },
           },
         }),
-      }),
-    );
-    expect(p.map((x) => [x.key, x.found])).toEqual([
-      [
-        "nvcf:releaseValues.ingress.nvcfGatewayRoutes.routes.reval.hostnames",
-        '"api.nvcf.example.com" on both HTTPRoute nvcf-api and HTTPRoute reval',
-      ],
-    ]);
+      },
+      "nvcf:releaseValues.ingress.nvcfGatewayRoutes.routes.reval.hostnames",
+      '"api.nvcf.example.com" on both HTTPRoute nvcf-api and HTTPRoute reval',
+      "both match path / there",
+    ],
+  ])("%s", (_title, over, key, found, why) => {
+    const p = routeProblems(cfg(over));
+    expect(p.map((x) => [x.key, x.found])).toEqual([[key, found]]);
+    expect(p[0].expected).toContain(why);
   });
 
   test("two TCPRoutes on one TCP listener", () => {
