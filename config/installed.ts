@@ -589,6 +589,8 @@ export function installedChanges(current: CurrentInstalled, deployed: DeployedIn
     const before = prev.settings[id];
     if (!setting || !before) continue;
     for (const path of setting.paths) {
+      // A path the deployed record does not hold (recorded by an older program) is recorded now, not compared.
+      if (!(path in before)) continue;
       const secret = setting.secretPaths?.includes(path) === true;
       const was = before[path] ?? null;
       const now = entry[path] ?? null;

@@ -63,7 +63,8 @@ function withValue<C extends ControlPlaneConfig | ComputePlaneConfig>(
   path: string,
   value: unknown,
 ): C {
-  const rv = structuredClone(cfg.releaseValues);
+  // A JSON copy (structuredClone would make objects of another realm under Jest, which deepMerge does not merge).
+  const rv = JSON.parse(JSON.stringify(cfg.releaseValues)) as Record<string, Record<string, unknown>>;
   let cur = (rv[release] ??= {}) as Record<string, unknown>;
   const parts = path.split(".");
   for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
@@ -207,6 +208,25 @@ describe("every installed setting has its rule", () => {
   test("an unchanged config has nothing to say", () => {
     expect(compare(control, control)).toEqual({ problems: [], notes: [] });
     expect(compare(compute, compute)).toEqual({ problems: [], notes: [] });
+  });
+
+  test("a setting or path the deployed record does not hold (an older program recorded it) is recorded, not compared", () => {
+    const prev = installedOf(control).record;
+    delete prev.settings["cassandra.cluster"];
+    delete prev.settings["cassandra.volumes"]["cassandra.persistence.size"];
+    const now = withValue(
+      withValue(control, "cassandra", "cassandra.cluster.name", "x"),
+      "cassandra",
+      "cassandra.persistence.size",
+      "1Ti",
+    );
+    const cur = installedOf(now);
+    expect(
+      installedChanges(
+        { record: cur.record, digests: {}, allow: [], releaseValues: now.releaseValues },
+        { record: prev, digests: {} },
+      ),
+    ).toEqual({ problems: [], notes: [] });
   });
 
   test("a first run compares nothing", () => {
