@@ -520,7 +520,8 @@ export function loadConfig(): StackConfig {
     kubeconfig: ambientKubeconfigView(),
     chartKeys: chartKeysFromSources(PROJECT_ROOT),
     configKeys: Object.keys(all),
-    note: (level, message) => (level === "warn" ? pulumi.log.warn(message) : pulumi.log.info(message)),
+    note: (level, message) =>
+      pulumi.log[level === "warn" ? "warn" : "info"](message, pulumi.runtime.getStackResource()),
   });
 }
 

@@ -81,6 +81,15 @@ export function installedOf(cfg: ControlPlaneConfig | ComputePlaneConfig): {
   });
 }
 
+/**
+ * The engine's log, attached to the stack resource (so `nvcf preview` lists the lines under the stack,
+ * cli/verbs/preview.ts `programNotes`): `info` and `warn` of `pulumi.log`.
+ */
+export const stackLog = {
+  info: (m: string) => pulumi.log.info(m, pulumi.runtime.getStackResource()),
+  warn: (m: string) => pulumi.log.warn(m, pulumi.runtime.getStackResource()),
+};
+
 const isRecord = (v: unknown): v is InstalledRecord =>
   typeof v === "object" && v !== null && (v as { version?: unknown }).version === 1;
 
@@ -94,10 +103,7 @@ export function refuseInstalledChanges(
   stack: string,
   cfg: ControlPlaneConfig | ComputePlaneConfig,
   previous: PreviousOutputs,
-  log: { info(m: string): void; warn(m: string): void } = {
-    info: (m) => pulumi.log.info(m),
-    warn: (m) => pulumi.log.warn(m),
-  },
+  log: { info(m: string): void; warn(m: string): void } = stackLog,
 ): void {
   const prev = previous.values[INSTALLED_OUTPUT];
   if (!isRecord(prev)) return;

@@ -188,15 +188,16 @@ export function stackChanges(stack: string, events: readonly EngineEvent[]): Sta
 }
 
 /**
- * The program's information and warning messages about the stack as a whole (diagnostics of the stack resource
- * or of no resource, as `pulumi.log` without a resource sends them), trimmed, each once, in order.
+ * The program's information and warning messages about the stack as a whole (diagnostics of the stack resource,
+ * which the program's config checks log against it), trimmed, each once, in order. Diagnostics of no resource
+ * (the engine's and plugins' own) and of other resources are left out.
  */
 export function programNotes(events: readonly EngineEvent[]): string[] {
   const notes: string[] = [];
   for (const e of events) {
     const d = e.diagnosticEvent;
     if (!d || (d.severity !== "info" && d.severity !== "warning") || d.ephemeral) continue;
-    if (d.urn && !d.urn.includes("::pulumi:pulumi:Stack::")) continue;
+    if (!d.urn?.includes("::pulumi:pulumi:Stack::")) continue;
     const text = d.message.trim();
     if (text && !notes.includes(text)) notes.push(text);
   }

@@ -74,7 +74,8 @@ test("the program's own information and warnings about the stack are listed unde
       "nvcf:releaseValues.a.b is passed to chart c 1.0.0 unchecked (nvcf:releaseValuesUnchecked: the chart does not declare it)\n",
       stackUrn,
     ),
-    diag("warning", "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes", undefined),
+    diag("warning", "the engine's own warning", undefined),
+    diag("warning", "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes", stackUrn),
     diag("warning", "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes", stackUrn),
     diag(
       "warning",
