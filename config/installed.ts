@@ -39,7 +39,8 @@ export type InstalledHandling =
 export interface InstalledSetting {
   /** Identifier, as `nvcf:allowInstalledChanges` names it and docs/installed-settings.md lists it. */
   id: string;
-  plane: Plane;
+  /** The planes whose stacks install the release (the observability releases are on both). */
+  planes: readonly Plane[];
   /** The release whose objects carry it (a catalog release name). */
   release: string;
   /** Paths in the release's values (as installed: the program's values with `nvcf:releaseValues` merged). */
@@ -99,7 +100,7 @@ const SELECTOR_NAME_OVERRIDES: readonly [Plane, string, string][] = [
 export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   {
     id: "cassandra.volumes",
-    plane: "control",
+    planes: ["control"],
     release: "cassandra",
     paths: [
       "cassandra.persistence.size",
@@ -120,7 +121,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "cassandra.statefulSet",
-    plane: "control",
+    planes: ["control"],
     release: "cassandra",
     paths: [
       "cassandra.namespace",
@@ -135,7 +136,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "cassandra.cluster",
-    plane: "control",
+    planes: ["control"],
     release: "cassandra",
     paths: ["cassandra.cluster.name", "cassandra.cluster.datacenter", "cassandra.cluster.numTokens"],
     carriedBy: "the cluster name, datacenter and tokens in Cassandra's data",
@@ -145,7 +146,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "cassandra.replication",
-    plane: "control",
+    planes: ["control"],
     release: "cassandra",
     paths: ["cassandra.replicaCount"],
     configKeys: { "cassandra.replicaCount": "cassandra.replicas" },
@@ -156,7 +157,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "cassandra.superuser",
-    plane: "control",
+    planes: ["control"],
     release: "cassandra",
     paths: ["cassandra.dbUser.user", "cassandra.dbUser.password"],
     secretPaths: ["cassandra.dbUser.password"],
@@ -167,7 +168,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "nats.volumes",
-    plane: "control",
+    planes: ["control"],
     release: "nats",
     paths: [
       "nats.config.jetstream.enabled",
@@ -185,7 +186,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "nats.statefulSet",
-    plane: "control",
+    planes: ["control"],
     release: "nats",
     paths: [
       "nats.fullnameOverride",
@@ -205,7 +206,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "nats.nkeys",
-    plane: "control",
+    planes: ["control"],
     release: "nats",
     paths: [
       "nats.natsBox.contexts.default.nkey.secretName",
@@ -221,7 +222,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "openbao-server.volumes",
-    plane: "control",
+    planes: ["control"],
     release: "openbao-server",
     paths: [
       "openbao.server.dataStorage.enabled",
@@ -244,7 +245,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "openbao-server.statefulSet",
-    plane: "control",
+    planes: ["control"],
     release: "openbao-server",
     paths: [
       "openbao.fullnameOverride",
@@ -259,7 +260,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "openbao-server.raft",
-    plane: "control",
+    planes: ["control"],
     release: "openbao-server",
     paths: ["openbao.server.ha.enabled", "openbao.server.ha.replicas", "openbao.server.ha.raft.enabled"],
     carriedBy: "OpenBao's raft cluster",
@@ -269,7 +270,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "victoria-metrics.volumes",
-    plane: "control",
+    planes: ["control", "compute"],
     release: "victoria-metrics",
     paths: [
       "server.mode",
@@ -286,7 +287,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "victoria-metrics.statefulSet",
-    plane: "control",
+    planes: ["control", "compute"],
     release: "victoria-metrics",
     paths: ["server.fullnameOverride", "fullnameOverride", "nameOverride", "server.service.clusterIP"],
     carriedBy: "StatefulSet and Service vmsingle",
@@ -296,7 +297,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "llm-request-router.statefulSet",
-    plane: "control",
+    planes: ["control"],
     release: "llm-request-router",
     paths: ["llmRequestRouter.service.headlessName", "llmRequestRouter.nameOverride"],
     carriedBy: "StatefulSet nvcf/llm-request-router",
@@ -306,7 +307,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "openbao-server.issuerDiscovery",
-    plane: "control",
+    planes: ["control"],
     release: "openbao-server",
     paths: ["openbao.migrations.issuerDiscovery"],
     configKeys: { "openbao.migrations.issuerDiscovery.enabled": "openbao.issuerDiscovery" },
@@ -317,7 +318,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "sis.lls",
-    plane: "control",
+    planes: ["control"],
     release: "sis",
     paths: ["sis.lls"],
     configKeys: { "sis.lls.enabled": "addons.lls.enabled" },
@@ -328,7 +329,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "llm-request-router.pki",
-    plane: "control",
+    planes: ["control"],
     release: "llm-request-router",
     paths: ["llmRequestRouter.pki"],
     configKeys: {
@@ -342,7 +343,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "kai-scheduler.defaultQueues",
-    plane: "compute",
+    planes: ["compute"],
     release: "kai-scheduler",
     paths: ["defaultQueue"],
     carriedBy: "KAI's default Queues",
@@ -352,7 +353,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   },
   {
     id: "dynamo-operator.natsVolumes",
-    plane: "compute",
+    planes: ["compute"],
     release: "dynamo-operator",
     paths: [
       "nats.fullnameOverride",
@@ -370,7 +371,7 @@ export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   ...SELECTOR_NAME_OVERRIDES.map(
     ([plane, release, path]): InstalledSetting => ({
       id: `${release}.selector`,
-      plane,
+      planes: [plane],
       release,
       paths: [path],
       carriedBy: `the selector of release ${release}'s workloads`,
@@ -386,7 +387,9 @@ export const CASSANDRA_PASSWORD_ID = "cassandra.password";
 
 /** Every id `nvcf:allowInstalledChanges` may name on a plane (refused settings only). */
 export function allowableIds(plane: Plane): string[] {
-  const ids = INSTALLED_SETTINGS.filter((s) => s.plane === plane && s.handling === "refuse").map((s) => s.id);
+  const ids = INSTALLED_SETTINGS.filter((s) => s.planes.includes(plane) && s.handling === "refuse").map(
+    (s) => s.id,
+  );
   return plane === "control" ? [CASSANDRA_PASSWORD_ID, ...ids] : ids;
 }
 
@@ -438,7 +441,7 @@ function valueAt(values: unknown, path: string): unknown {
 /** The settings that apply to a stack: its plane's, for the releases it installs. */
 export function settingsInForce(plane: Plane, releases: readonly string[]): InstalledSetting[] {
   const on = new Set(releases);
-  return INSTALLED_SETTINGS.filter((s) => s.plane === plane && on.has(s.release));
+  return INSTALLED_SETTINGS.filter((s) => s.planes.includes(plane) && on.has(s.release));
 }
 
 /** Input of `installedRecord`: what the stack installs and with which values. */

@@ -120,7 +120,7 @@ describe("the record a stack exports", () => {
       "openbao.migrations.issuerDiscovery": { enabled: false },
     });
     // Every setting of every installed release is recorded, nothing of a release the stack does not install.
-    const ids = INSTALLED_SETTINGS.filter((s) => s.plane === "control").map((s) => s.id);
+    const ids = INSTALLED_SETTINGS.filter((s) => s.planes.includes("control")).map((s) => s.id);
     expect(Object.keys(record.settings).sort()).toEqual(ids.sort());
     expect(digests).toEqual({});
     expect(
@@ -153,10 +153,16 @@ describe("the record a stack exports", () => {
     expect(JSON.stringify({ record, digests })).not.toContain(sentinel("superuser"));
   });
 
-  test("compute plane: KAI's default queues, Dynamo's NATS, the operator's selector", () => {
+  test("compute plane: KAI's default queues, Dynamo's NATS, the operator's selector, the cluster's metrics store", () => {
     const { record } = installedOf(allCompute());
     expect(Object.keys(record.settings).sort()).toEqual(
-      ["dynamo-operator.natsVolumes", "kai-scheduler.defaultQueues", "nvca-operator.selector"].sort(),
+      [
+        "dynamo-operator.natsVolumes",
+        "kai-scheduler.defaultQueues",
+        "nvca-operator.selector",
+        "victoria-metrics.statefulSet",
+        "victoria-metrics.volumes",
+      ].sort(),
     );
     expect(record.settings["kai-scheduler.defaultQueues"]["defaultQueue"]).toMatchObject({
       parentName: "default-parent-queue",
@@ -173,10 +179,12 @@ const other = (v: unknown): unknown =>
 describe("every installed setting has its rule", () => {
   const control = allControl();
   const compute = allCompute();
-  const cases = INSTALLED_SETTINGS.map((s) => [s.id, s] as [string, InstalledSetting]);
+  const cases = INSTALLED_SETTINGS.flatMap((s) =>
+    s.planes.map((plane) => [`${s.id} (${plane} plane)`, s, plane] as [string, InstalledSetting, string]),
+  );
 
-  test.each(cases)("%s", (_id, s) => {
-    const base = s.plane === "control" ? control : compute;
+  test.each(cases)("%s", (_id, s, plane) => {
+    const base = plane === "control" ? control : compute;
     const path = s.paths[0];
     const was = installedOf(base).record.settings[s.id][path];
     const changed = withValue(base, s.release, path, other(was));
