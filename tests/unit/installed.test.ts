@@ -4,6 +4,7 @@
  * override, and the program refusing before anything is registered (under mocks, tests/unit/harness.ts).
  */
 import * as path from "node:path";
+import { planeReleases } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
 import {
   CASSANDRA_PASSWORD_ID,
@@ -177,6 +178,16 @@ const other = (v: unknown): unknown =>
   typeof v === "number" ? v + 1 : v === true ? false : `changed-${String(v)}`;
 
 describe("every installed setting has its rule", () => {
+  test("every stateful release has its volumes recorded on each plane that installs it", () => {
+    for (const plane of ["control", "compute"] as const)
+      for (const r of planeReleases(plane).filter((x) => x.stateful))
+        expect(
+          INSTALLED_SETTINGS.filter(
+            (s) => s.release === r.name && s.planes.includes(plane) && s.id.endsWith(".volumes"),
+          ).map((s) => `${plane}: ${s.id}`),
+        ).toEqual([`${plane}: ${r.name}.volumes`]);
+  });
+
   const control = allControl();
   const compute = allCompute();
   const cases = INSTALLED_SETTINGS.flatMap((s) =>
