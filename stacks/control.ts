@@ -13,6 +13,7 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 
@@ -42,12 +43,18 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 }
 
 /**
- * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered.
+ * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
+ * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
+ * for a setting that cannot change in place against what the stack deployed (config/installed.ts) and a missing
+ * kubeconfig context of a GPU cluster, both before any resource but the read of the stack's own outputs is
+ * registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
+  // place is refused here, before anything is touched or read from a cluster (config/installed.ts).
+  refuseInstalledChanges(pulumi.getStack(), cfg, await readDeployed());
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -146,12 +153,14 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
+  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
+  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: contract,
+      values: { ...contract, ...installed },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,
