@@ -8,13 +8,16 @@ import { enabledReleases } from "../catalog/releases";
 import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
+import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
+import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { previousOutputs } from "./previous";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -43,11 +46,18 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered.
+ * missing kubeconfig context of a GPU cluster fails before any resource is registered; a GPU-cluster setting
+ * the deployed registrations cannot take (config/identity.ts, judged against the stack's previous outputs)
+ * is a `ConfigError` before anything is touched.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  const deployed = deployedRegistrations(
+    (await previousOutputs(["clusterRegistrations"])).values["clusterRegistrations"],
+  );
+  const problems = identityProblems(cfg, deployed);
+  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -58,6 +68,7 @@ export async function controlPlaneStack(
       const k = kubeconfigForContext(c.context as string);
       gpuClusters[c.name] = { kubeconfig: pulumi.secret(k.yaml), apiServer: k.server };
     }
+    gpuClusters[c.name].deployed = deployed[c.name];
   }
 
   let kubeconfig: pulumi.Input<string> | undefined = secretOf(cfg.kubeconfig);

@@ -9,6 +9,7 @@ import { main } from "../../cli/main";
 import { CliError } from "../../cli/report";
 import { EXIT } from "../../cli/types";
 import { checkDestroyOrder } from "../../cli/verbs/destroy";
+import { clusterIndex, registrationStepUrn } from "../../cli/verbs/rotate";
 import { selectStacks } from "../../cli/verbs/select";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -27,7 +28,7 @@ test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();
   expect(r.code).toBe(EXIT.usage);
   expect(r.err).toMatch(/Usage: nvcf \[options\] \[command\]/);
-  for (const v of ["preview", "up", "destroy", "preflight", "status", "graph", "import-helmfile"])
+  for (const v of ["preview", "up", "destroy", "rotate", "preflight", "status", "graph", "import-helmfile"])
     expect(r.err).toMatch(new RegExp(`^\\s+${v}\\b`, "m"));
 });
 
@@ -83,6 +84,43 @@ test("up and destroy without --yes refuse at once when not interactive (stdin is
       `error: nvcf ${verb} changes clusters and needs --yes when not run from a terminal. Fix: nvcf ${verb} --env <env> --yes\n`,
     );
   }
+});
+
+describe("rotate", () => {
+  test("needs --cluster, a GPU cluster of the environment, and --yes when not interactive; nothing is touched", async () => {
+    const none = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--yes");
+    expect(none.code).toBe(EXIT.usage);
+    expect(none.err).toContain("error: required option '--cluster <name>' not specified");
+    const other = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-c", "--yes");
+    expect(other.code).toBe(EXIT.usage);
+    expect(other.err).toBe(
+      'error: --cluster gpu-c: not a GPU cluster of environment "dev" (nvcf:gpuClusters of dev). Its GPU clusters: gpu-a, gpu-b\n',
+    );
+    const noYes = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-a");
+    expect(noYes.code).toBe(EXIT.usage);
+    expect(noYes.err).toBe(
+      "error: nvcf rotate changes clusters and needs --yes when not run from a terminal. Fix: nvcf rotate --env <env> --yes\n",
+    );
+  });
+
+  test("the position of the cluster in the stack file, and its registration step in a state", () => {
+    const env = loadEnvironment(ROOT, "dev");
+    expect([clusterIndex(env, "gpu-a"), clusterIndex(env, "gpu-b")]).toEqual([0, 1]);
+    const urn = (t: string, n: string) => `urn:pulumi:dev::nvcf::nvcf:index:ControlPlane$${t}::${n}`;
+    const resources = [
+      {
+        type: "nvcf:index:ClusterRegistration",
+        urn: urn("nvcf:index:ClusterRegistration", "nvcf-register-gpu-b"),
+      },
+      {
+        type: "command:local:Command",
+        urn: urn("nvcf:index:ClusterRegistration$command:local:Command", "nvcf-register-gpu-b-register"),
+      },
+      { type: "command:local:Command", urn: urn("command:local:Command", "nvcf-teardown-guard") },
+    ];
+    expect(registrationStepUrn(resources, "gpu-b")).toBe(resources[1].urn);
+    expect(registrationStepUrn(resources, "gpu-a")).toBeUndefined();
+  });
 });
 
 describe("destroy order", () => {

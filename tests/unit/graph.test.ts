@@ -80,6 +80,8 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
       expect([
         "pulumi:providers:kubernetes",
         "pulumi:providers:aws",
+        // The stack's own previous outputs (stacks/previous.ts), read before anything else.
+        "pulumi:pulumi:StackReference",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
       ]).toContain(t);
@@ -465,6 +467,8 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
     "nvcf:index:PullSecrets",
     "kubernetes:core/v1:Secret",
     "random:index/randomPassword:RandomPassword",
+    // A read of the stack's own previous outputs (stacks/previous.ts), before the first step.
+    "pulumi:pulumi:StackReference",
   ]);
 
   test("a recovery refusal fails the run with only the first step registered: no release, guard or registration", async () => {
