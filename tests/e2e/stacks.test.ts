@@ -556,34 +556,17 @@ describe("compute planes", () => {
     expect(pods1).toHaveLength(1);
     expect(pods1[0]).not.toBe(pod0);
     // The stand-in operator reads the identity only when its pod starts: the new pod made it take the region.
-    expect(
-      waitForValue(
-        "gpu-a",
-        [
-          "get",
-          "nvcfbackends.nvcf.nvidia.io",
-          "gpu-a",
-          "-n",
-          "nvca-operator",
-          "-o",
-          "jsonpath={.spec.clusterConfig.region}",
-        ],
-        "eu-west-1",
-        120,
-      ),
-    ).toBe("eu-west-1");
-    expect(
-      kubectl(
-        "gpu-a",
-        "get",
-        "nvcfbackends.nvcf.nvidia.io",
-        "gpu-a",
-        "-n",
-        "nvca-operator",
-        "-o",
-        "jsonpath={.spec.clusterConfig.clusterID}",
-      ),
-    ).toBe(a0.clusterID);
+    const backend = (field: string) => [
+      "get",
+      "nvcfbackends.nvcf.nvidia.io",
+      "gpu-a",
+      "-n",
+      "nvca-operator",
+      "-o",
+      `jsonpath={.spec.clusterConfig.${field}}`,
+    ];
+    expect(waitForValue("gpu-a", backend("region"), "eu-west-1", 120)).toBe("eu-west-1");
+    expect(kubectl("gpu-a", ...backend("clusterID"))).toBe(a0.clusterID);
     for (const st of ["dev", "dev-gpu-a", "dev-gpu-b"]) pulumi(st, "preview", "--expect-no-changes");
   });
 });

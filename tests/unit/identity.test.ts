@@ -138,18 +138,10 @@ describe("the operator's identity and its restart step", () => {
 
   test("identity: the region as sent to the chart (nvcaOperator.region wins), host overrides only when on", () => {
     const off = compute({ nvcaOperator: JSON.stringify({ hostHeaderOverrides: false }) });
-    expect(operatorIdentity(off, inputs)).toEqual({
-      clusterID: "c1",
-      clusterGroupID: "g1",
-      ncaID: "nvcf-default",
-      region: "us-west-1",
-      icmsServiceURL: "http://gw",
-      revalServiceURL: "http://gw",
-      natsURL: "nats://gw:4222",
-      icmsHost: "",
-      revalHost: "",
-      natsHost: "",
-    });
+    const { imageRegistry, imageRepository, ...identity } = inputs;
+    expect([imageRegistry, imageRepository]).toEqual(["r", "p"]); // not part of the identity
+    expect(operatorIdentity(off, inputs)).toEqual({ ...identity, icmsHost: "", revalHost: "", natsHost: "" });
+    expect(operatorIdentity(compute(), inputs)).toEqual(identity);
     const on = operatorIdentity(compute({ nvcaOperator: JSON.stringify({ region: "ap-south-1" }) }), inputs);
     expect([on["region"], on["icmsHost"], on["revalHost"], on["natsHost"]]).toEqual([
       "ap-south-1",

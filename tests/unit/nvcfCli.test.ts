@@ -919,18 +919,24 @@ describe("components/registration.ts scripts", () => {
     );
   });
 
-  test("create registers through init + register, prints only the values block; delete deregisters", async () => {
-    const kubeconfig = kubeconfigYaml(gpuA.url, "kube-token-a");
-    const comp = new ClusterRegistration("gpu-a", {
-      clusterName: "gpu-a",
-      region: "us-east-1",
+  /** A ClusterRegistration of `name` against gpuA (its create runs under the mocks); resolves to its registration. */
+  const registered = (name: string, region: string, extra: { jwksRotation?: string } = {}) => {
+    const comp = new ClusterRegistration(name, {
+      clusterName: name,
+      region,
       ncaId: NCA,
       endpoints: ENDPOINTS,
-      kubeconfig: pulumi.secret(kubeconfig),
+      kubeconfig: pulumi.secret(kubeconfigYaml(gpuA.url, "kube-token-a")),
       apiServer: gpuA.url,
       cliPath: CLI,
+      ...extra,
     });
-    const reg = await new Promise<Registration>((resolve) => comp.registration.apply(resolve));
+    return new Promise<Registration>((resolve) => comp.registration.apply(resolve));
+  };
+
+  test("create registers through init + register, prints only the values block; delete deregisters", async () => {
+    const kubeconfig = kubeconfigYaml(gpuA.url, "kube-token-a");
+    const reg = await registered("gpu-a", "us-east-1");
     expect(reg).toMatchObject({
       ncaID: NCA,
       region: "us-east-1",
@@ -987,18 +993,7 @@ describe("components/registration.ts scripts", () => {
   });
 
   test("update keeps the IDs: rotate when the values block stays, re-register for a new region, refuse another account", async () => {
-    const kubeconfig = kubeconfigYaml(gpuA.url, "kube-token-a");
-    const comp = new ClusterRegistration("gpu-u", {
-      clusterName: "gpu-u",
-      region: "us-west-1",
-      ncaId: NCA,
-      endpoints: ENDPOINTS,
-      kubeconfig: pulumi.secret(kubeconfig),
-      apiServer: gpuA.url,
-      cliPath: CLI,
-      jwksRotation: "2026-01-01T00:00:00Z",
-    });
-    const reg = await new Promise<Registration>((resolve) => comp.registration.apply(resolve));
+    const reg = await registered("gpu-u", "us-west-1", { jwksRotation: "2026-01-01T00:00:00Z" });
     const c = captured!;
     expect(c.update).toBe('eval "$NVCFP_UPDATE_SCRIPT"');
     expect(c.environment["NVCFP_JWKS_ROTATION"]).toBe("2026-01-01T00:00:00Z");
