@@ -663,3 +663,146 @@ export function checkCompute(
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// NVIDIA's observability stack (deploy/stacks/observability; both planes)
+
+/** What a stack's observability releases should have made, from its config (cli/health/index.ts). */
+export interface ExpectedObservability {
+  /** The observability namespace. */
+  namespace: string;
+  /** The OpenTelemetryCollector the stack's otel-collector release renders; absent when the collector is not installed. */
+  collector?: {
+    name: string;
+    /** Whether its spec asks for the Target Allocator (`components.targetAllocator: install`). */
+    targetAllocator: boolean;
+    /** The labels its Target Allocator selects ServiceMonitors and PodMonitors by (`prometheusCR.*Selector.matchLabels`). */
+    selectors: Record<"ServiceMonitor" | "PodMonitor", Record<string, string>>;
+  };
+  /** The monitors the default-monitors release renders for the profile (ServiceMonitors and PodMonitors). */
+  monitors: { kind: "ServiceMonitor" | "PodMonitor"; name: string; namespace: string }[];
+  /** The pull secret the stack's pods reference there; absent when the nodes authenticate themselves. */
+  pullSecret?: string;
+}
+
+/** What the observability checks read from a cluster. */
+export interface ObservabilityState {
+  /** OpenTelemetryCollectors of the observability namespace; undefined when the CRD is not served. */
+  collectors?: KubeObject[];
+  /** ServiceMonitors and PodMonitors of the namespaces the monitors go to; undefined when the CRDs are not served. */
+  serviceMonitors?: KubeObject[];
+  podMonitors?: KubeObject[];
+  /** The pull secret's `type` in the observability namespace; undefined when there is no such Secret. */
+  pullSecretType?: string;
+}
+
+const matches = (labels: Record<string, string> | undefined, want: Record<string, string>) =>
+  Object.entries(want).every(([k, v]) => labels?.[k] === v);
+
+/**
+ * The observability stack of one cluster: the collector object the otel-collector release renders exists, with
+ * the Target Allocator on when the stack installs it (NVIDIA's acceptance feature checks
+ * `spec.targetAllocator.enabled: true`); every monitor of the profile exists (on a GPU cluster the NVCA
+ * ServiceMonitor and the DCGM and worker PodMonitors) and carries the labels the collector's Target Allocator
+ * selects (the collector is wired to it); the pull secret is in the observability namespace. Input: the stack,
+ * what it declares and what the cluster holds. Output: one finding per object.
+ */
+export function checkObservability(
+  stack: string,
+  want: ExpectedObservability,
+  st: ObservabilityState,
+): Finding[] {
+  const out: Finding[] = [];
+  const ns = want.namespace;
+  const bad = (obj: string, found: string, needed: string, fix: string) =>
+    out.push(fail("health.observability", stack, obj, found, needed, fix));
+  const ok = (obj: string, found: string) => out.push(pass("health.observability", stack, obj, found));
+  const rerunRelease = (release: string) =>
+    `pulumi up -s ${stack} --refresh (the refresh notices the release's missing objects; helm history ${release} -n ${ns} shows what it last did)`;
+  if (want.collector) {
+    const c = want.collector;
+    const obj = `OpenTelemetryCollector ${ns}/${c.name}`;
+    const live = st.collectors?.find((x) => x.metadata.name === c.name);
+    if (st.collectors === undefined)
+      bad(
+        obj,
+        "the OpenTelemetryCollector CRD is not served",
+        "the CRDs of the OpenTelemetry Operator (release opentelemetry-operator, or the existing operator of observability.components.otelOperator: existing)",
+        rerunRelease("opentelemetry-operator"),
+      );
+    else if (!live)
+      bad(
+        obj,
+        "missing",
+        "the collector object release otel-collector renders",
+        rerunRelease("otel-collector"),
+      );
+    else if (c.targetAllocator && live.spec?.targetAllocator?.enabled !== true)
+      bad(
+        obj,
+        "spec.targetAllocator.enabled is not true",
+        "the Target Allocator on (observability.components.targetAllocator: install), which discovers the monitors",
+        rerunRelease("otel-collector"),
+      );
+    else
+      ok(
+        obj,
+        c.targetAllocator
+          ? "exists, Target Allocator enabled"
+          : "exists (no Target Allocator: not installed by the stack)",
+      );
+  }
+  for (const m of want.monitors) {
+    const obj = `${m.kind} ${m.namespace}/${m.name}`;
+    const list = m.kind === "ServiceMonitor" ? st.serviceMonitors : st.podMonitors;
+    const live = list?.find((x) => x.metadata.name === m.name && x.metadata.namespace === m.namespace);
+    const selector = want.collector?.targetAllocator ? want.collector.selectors[m.kind] : undefined;
+    if (list === undefined)
+      bad(
+        obj,
+        `the ${m.kind} CRD is not served`,
+        "the Prometheus Operator CRDs (release prometheus-operator-crds, or existing ones)",
+        rerunRelease("prometheus-operator-crds"),
+      );
+    else if (!live)
+      bad(
+        obj,
+        "missing",
+        "the monitor release default-monitors renders for the profile",
+        rerunRelease("default-monitors"),
+      );
+    else if (selector && !matches(live.metadata.labels, selector))
+      bad(
+        obj,
+        `its labels lack ${Object.entries(selector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")}`,
+        `the labels collector ${want.collector?.name}'s Target Allocator selects, or it scrapes nothing from this monitor`,
+        `set the label through nvcf:releaseValues.default-monitors.commonLabels, then pulumi up -s ${stack}`,
+      );
+    else
+      ok(
+        obj,
+        selector ? `exists, selected by collector ${want.collector?.name}'s Target Allocator` : "exists",
+      );
+  }
+  if (want.pullSecret) {
+    const obj = `Secret ${ns}/${want.pullSecret}`;
+    if (st.pullSecretType === undefined)
+      bad(
+        obj,
+        "missing",
+        "the image pull secret the observability releases' pods reference",
+        `pulumi up -s ${stack} --refresh (nvcf:pullSecret.create true), or create it in ${ns} (create false)`,
+      );
+    else if (st.pullSecretType !== "kubernetes.io/dockerconfigjson")
+      bad(
+        obj,
+        `of type ${st.pullSecretType}`,
+        "a kubernetes.io/dockerconfigjson Secret",
+        `pulumi up -s ${stack} --refresh`,
+      );
+    else ok(obj, "the image pull secret (kubernetes.io/dockerconfigjson)");
+  }
+  return out;
+}

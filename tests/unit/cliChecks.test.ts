@@ -14,10 +14,12 @@ import {
   type LiveState,
   checkCompute,
   checkHooks,
+  checkObservability,
   checkReleases,
   checkRoutes,
   checkWorkloads,
 } from "../../cli/health/checks";
+import { expectedObservability } from "../../cli/health/index";
 import { type HelmRelease, decodeRelease, encodeRelease, releasesByName } from "../../cli/health/helm";
 import type { KubeObject } from "../../cli/kube";
 import { type ChartToCheck, checkLocalChart, chartsToCheck, pullCause } from "../../cli/preflight/charts";
@@ -31,6 +33,8 @@ import {
   checkInotify,
   checkIssuer,
   checkKai,
+  checkObservabilityOnce,
+  checkObservabilityStack,
   checkReplicaNodes,
   checkSmbCsi,
   checkStorage,
@@ -464,6 +468,127 @@ describe("preflight: GPU clusters", () => {
   });
 });
 
+describe("preflight: NVIDIA's observability stack (both planes)", () => {
+  const crd = (name: string, rel?: string, ns?: string) => ({ name, helmRelease: rel, helmNamespace: ns });
+  const monitorCrds = (rel?: string, ns?: string) => [
+    crd("servicemonitors.monitoring.coreos.com", rel, ns),
+    crd("podmonitors.monitoring.coreos.com", rel, ns),
+  ];
+  const operator = (ns: string, rel?: string): KubeObject => ({
+    metadata: {
+      name: "opentelemetry-operator",
+      namespace: ns,
+      annotations: rel
+        ? { "meta.helm.sh/release-name": rel, "meta.helm.sh/release-namespace": ns }
+        : ({} as Record<string, string>),
+    },
+  });
+
+  test("nothing installed yet, or only this stack's releases: passes, on either plane", () => {
+    allPass(checkObservabilityStack(gpuCfg(), facts(), "dev-gpu-a"));
+    allPass(checkObservabilityStack(devCfg(), facts(), "dev"));
+    const ours = facts({
+      crds: [
+        ...monitorCrds("prometheus-operator-crds", "monitoring"),
+        crd("opentelemetrycollectors.opentelemetry.io", "opentelemetry-operator", "monitoring"),
+      ],
+      otelOperators: [operator("monitoring", "opentelemetry-operator")],
+      helmReleases: [
+        "monitoring/default-monitors",
+        "monitoring/otel-collector",
+        "nvca-operator/nvca-operator",
+      ],
+    });
+    allPass(checkObservabilityStack(gpuCfg(), ours, "dev-gpu-a"));
+    // Bundle 0.6.1 ships no observability stack: nothing to check there.
+    const old = gpuCfg();
+    old.bundleVersion = "0.6.1";
+    expect(checkObservabilityStack(old, facts({ crds: monitorCrds("kps", "infra") }), "g")).toEqual([]);
+    // A GPU cluster without the stack (profile control) is not checked.
+    const control = gpuCfg();
+    control.observability.profile = "control";
+    expect(checkObservabilityStack(control, facts({ crds: monitorCrds() }), "g")).toEqual([]);
+  });
+
+  test("Prometheus Operator CRDs or an OpenTelemetry Operator installed outside the stack: use them (existing)", () => {
+    const f = one(
+      checkObservabilityStack(gpuCfg(), facts({ crds: monitorCrds("kps", "infra") }), "dev-gpu-a"),
+    );
+    expect(f).toMatchObject({
+      check: "observability.external",
+      object: "observability stack (namespace monitoring)",
+      found:
+        "Prometheus Operator CRDs installed outside this stack (CRD servicemonitors.monitoring.coreos.com, Helm release infra/kps)",
+      fix: "pulumi config set --path nvcf:observability.components.prometheusOperatorCrds existing -s dev-gpu-a",
+    });
+    expect(f.needed).toMatch(/^observability\.components\.prometheusOperatorCrds existing when/);
+    const op = one(
+      checkObservabilityStack(
+        gpuCfg(),
+        facts({ otelOperators: [operator("otel", "opentelemetry-operator")] }),
+        "dev-gpu-a",
+      ),
+    );
+    expect(op.found).toBe(
+      "an OpenTelemetry Operator installed outside this stack (Deployment otel/opentelemetry-operator, Helm release otel/opentelemetry-operator)",
+    );
+    expect(op.fix).toBe(
+      "pulumi config set --path nvcf:observability.components.otelOperator existing -s dev-gpu-a",
+    );
+    // With existing modes the same cluster passes, saying what the stack uses.
+    const cfg = gpuCfg();
+    cfg.observability.components.prometheusOperatorCrds = "existing";
+    cfg.observability.components.otelOperator = "existing";
+    const existing = checkObservabilityStack(
+      cfg,
+      facts({
+        crds: [
+          ...monitorCrds("kps", "infra"),
+          crd("opentelemetrycollectors.opentelemetry.io", "otel", "otel"),
+        ],
+        otelOperators: [operator("otel", "otel")],
+      }),
+      "dev-gpu-a",
+    );
+    allPass(existing);
+    expect(existing[0].found).toMatch(
+      /uses the existing Prometheus Operator CRDs and the existing OpenTelemetry Operator$/,
+    );
+    // Existing components that are not there.
+    const missing = checkObservabilityStack(cfg, facts(), "dev-gpu-a");
+    expect(failing(missing).map((x) => x.found)).toEqual([
+      "no CRD servicemonitors.monitoring.coreos.com, podmonitors.monitoring.coreos.com",
+      "no CRD opentelemetrycollectors.opentelemetry.io",
+    ]);
+  });
+
+  test("at most once per cluster: another installation, or a GPU cluster that is the control-plane cluster", () => {
+    const f = one(
+      checkObservabilityStack(
+        gpuCfg(),
+        facts({ helmReleases: ["observability/default-monitors"] }),
+        "dev-gpu-a",
+      ),
+    );
+    expect(f.found).toBe(
+      "another installation of NVIDIA's observability stack on this cluster (Helm release observability/default-monitors)",
+    );
+    expect(f.fix).toBe(
+      "keep the other one: pulumi config set --path nvcf:observability.install false -s dev-gpu-a; or uninstall it first",
+    );
+    expect(checkObservabilityOnce("dev-gpu-a", "dev", true, true, false)).toEqual([]);
+    expect(checkObservabilityOnce("dev-gpu-a", "dev", false, true, true)).toEqual([]);
+    const shared = one(checkObservabilityOnce("dev-gpu-a", "dev", true, true, true));
+    expect(shared).toMatchObject({
+      check: "observability.external",
+      stack: "dev-gpu-a",
+      found:
+        "this GPU cluster is the control-plane cluster, where stack dev installs NVIDIA's observability stack too",
+    });
+    expect(shared.fix).toMatch(/^pulumi config set --path nvcf:observability\.install false -s dev-gpu-a /);
+  });
+});
+
 describe("preflight: charts", () => {
   const local = (dir: string, chart = "helm-nvcf-api", version = "1.25.1"): ChartToCheck => ({
     stack: "dev",
@@ -748,6 +873,128 @@ describe("health", () => {
     });
     expect(one(checkCompute("dev-gpu-a", "gpu-a", { ...good, agentPods: [] })).found).toBe(
       "no NVCA agent pod",
+    );
+  });
+});
+
+describe("health: NVIDIA's observability stack", () => {
+  const labelled = { "nvcf.nvidia.com/observability-target": "true" };
+  const obj = (
+    name: string,
+    ns: string,
+    labels: Record<string, string> = labelled,
+    spec?: object,
+  ): KubeObject => ({
+    metadata: { name, namespace: ns, labels },
+    spec,
+  });
+  const gpu = () => checkedStack(stackFile("dev-gpu-a"));
+  const healthy = () => ({
+    collectors: [obj("nvcf-observability", "monitoring", {}, { targetAllocator: { enabled: true } })],
+    serviceMonitors: [obj("nvcf-default-monitors-nvca", "monitoring")],
+    podMonitors: [
+      obj("nvcf-default-monitors-dcgm", "monitoring"),
+      obj("nvcf-default-monitors-worker", "monitoring"),
+    ],
+    pullSecretType: "kubernetes.io/dockerconfigjson",
+  });
+
+  test("a GPU cluster (profile compute) expects the collector, the NVCA, DCGM and worker monitors, and the pull secret", () => {
+    const want = expectedObservability(gpu());
+    expect(want).toEqual({
+      namespace: "monitoring",
+      collector: {
+        name: "nvcf-observability",
+        targetAllocator: true,
+        selectors: { ServiceMonitor: labelled, PodMonitor: labelled },
+      },
+      monitors: [
+        { kind: "ServiceMonitor", name: "nvcf-default-monitors-nvca", namespace: "monitoring" },
+        { kind: "PodMonitor", name: "nvcf-default-monitors-dcgm", namespace: "monitoring" },
+        { kind: "PodMonitor", name: "nvcf-default-monitors-worker", namespace: "monitoring" },
+      ],
+      pullSecret: "nvcr-pull-secret",
+    });
+    const f = checkObservability("dev-gpu-a", want!, healthy());
+    allPass(f);
+    expect(f.map((x) => [x.check, x.object, x.found])).toEqual([
+      [
+        "health.observability",
+        "OpenTelemetryCollector monitoring/nvcf-observability",
+        "exists, Target Allocator enabled",
+      ],
+      [
+        "health.observability",
+        "ServiceMonitor monitoring/nvcf-default-monitors-nvca",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "PodMonitor monitoring/nvcf-default-monitors-dcgm",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "PodMonitor monitoring/nvcf-default-monitors-worker",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "Secret monitoring/nvcr-pull-secret",
+        "the image pull secret (kubernetes.io/dockerconfigjson)",
+      ],
+    ]);
+  });
+
+  test("the control plane (profile control) expects its own monitors; no stack, nothing expected", () => {
+    const want = expectedObservability(checkedStack(stackFile("dev")));
+    expect(want?.monitors.map((m) => m.name)).toEqual([
+      "nvcf-default-monitors-state-metrics",
+      "nvcf-default-monitors-invocation-service",
+      "nvcf-default-monitors-grpc-proxy",
+      "nvcf-default-monitors-llm-api-gateway",
+    ]);
+    const s = gpu();
+    (s.config as ComputePlaneConfig).observability.install = false;
+    expect(expectedObservability(s)).toBeUndefined();
+  });
+
+  test("each broken object is named with what was found, what is needed and the fix", () => {
+    const want = expectedObservability(gpu())!;
+    const h = healthy();
+    const missing = one(checkObservability("dev-gpu-a", want, { ...h, collectors: [] }));
+    expect(missing).toMatchObject({
+      object: "OpenTelemetryCollector monitoring/nvcf-observability",
+      found: "missing",
+    });
+    expect(missing.fix).toMatch(/^pulumi up -s dev-gpu-a --refresh/);
+    expect(
+      one(
+        checkObservability("dev-gpu-a", want, {
+          ...h,
+          collectors: [obj("nvcf-observability", "monitoring", {}, { targetAllocator: { enabled: false } })],
+        }),
+      ).found,
+    ).toBe("spec.targetAllocator.enabled is not true");
+    expect(one(checkObservability("dev-gpu-a", want, { ...h, collectors: undefined })).found).toBe(
+      "the OpenTelemetryCollector CRD is not served",
+    );
+    const worker = one(
+      checkObservability("dev-gpu-a", want, { ...h, podMonitors: h.podMonitors.slice(0, 1) }),
+    );
+    expect([worker.object, worker.found]).toEqual([
+      "PodMonitor monitoring/nvcf-default-monitors-worker",
+      "missing",
+    ]);
+    const unwired = one(
+      checkObservability("dev-gpu-a", want, {
+        ...h,
+        serviceMonitors: [obj("nvcf-default-monitors-nvca", "monitoring", {})],
+      }),
+    );
+    expect(unwired.found).toBe("its labels lack nvcf.nvidia.com/observability-target=true");
+    expect(one(checkObservability("dev-gpu-a", want, { ...h, pullSecretType: undefined })).object).toBe(
+      "Secret monitoring/nvcr-pull-secret",
     );
   });
 });

@@ -218,8 +218,7 @@ describe("rendered under mocks", () => {
       stack: "dev",
       gateways: GATEWAYS_FOR_TESTS,
       overrides: { ncaId: "other-account" },
-      // The harness answers the stack's read of its own previous outputs with these.
-      controlPlaneOutputs: {
+      previousOutputs: {
         clusterRegistrations: { "gpu-a": reg(), "gpu-b": reg({ region: "us-east-1" }) },
       },
     });
@@ -234,7 +233,7 @@ describe("rendered under mocks", () => {
     const r = await render({
       stack: "dev",
       gateways: GATEWAYS_FOR_TESTS,
-      controlPlaneOutputs: { clusterRegistrations: { "gpu-a": reg({ region: "eu-west-1" }) } },
+      previousOutputs: { clusterRegistrations: { "gpu-a": reg({ region: "eu-west-1" }) } },
     });
     expect(r.error).toBeUndefined();
     const env = registrationStep(r, "gpu-a").inputs["environment"] as Record<string, string>;
