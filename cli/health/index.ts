@@ -151,7 +151,7 @@ const SERVICE_COLUMNS = 'jsonpath={range .items[*]}{.metadata.namespace}/{.metad
 /** Reads what the checks need from one cluster (every call in parallel). Throws `KubeError` when it does not answer. */
 export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveState> {
   const none = Promise.resolve([] as KubeObject[]);
-  const [secrets, deploys, sts, ds, jobs, http, grpc, tcp, gateways, namespaces, services] =
+  const [secrets, deploys, sts, ds, jobs, http, grpc, tcp, gateways, classes, namespaces, services] =
     await Promise.all([
       kube.items(["secrets", "-A", "-l", "owner=helm"]),
       kube.items(["deployments.apps", "-A"]),
@@ -162,6 +162,7 @@ export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveSta
       withRoutes ? kube.items(["grpcroutes.gateway.networking.k8s.io", "-A"]) : none,
       withRoutes ? kube.items(["tcproutes.gateway.networking.k8s.io", "-A"]) : none,
       withRoutes ? kube.items(["gateways.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["gatewayclasses.gateway.networking.k8s.io"]) : none,
       withRoutes ? kube.items(["namespaces"]) : none,
       withRoutes
         ? kube.run(["get", "services", "-A", "-o", SERVICE_COLUMNS])
@@ -174,6 +175,7 @@ export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveSta
     jobs,
     routes: [...kinded(http, "HTTPRoute"), ...kinded(grpc, "GRPCRoute"), ...kinded(tcp, "TCPRoute")],
     gateways,
+    gatewayClasses: classes,
     namespaces,
     services: new Set(services.stdout.split("\n").filter(Boolean)),
   };

@@ -13,7 +13,8 @@
  * observability stack (profile compute: operators, collector, VictoriaMetrics, the NVCA, DCGM and worker
  * monitors in `monitoring` with the pull secret), which `status` checks and `destroy` removes in order, CRDs
  * and namespace included. No secret appears in anything the command printed. The NVCFBackend and the agent on each GPU cluster come from the stand-in NVCA operator that
- * scripts/cluster.sh runs next to each local GPU cluster (tests/bin/nvca-operator); nothing here emulates it.
+ * scripts/cluster.sh runs next to each local GPU cluster (tests/bin/nvca-operator), and route status from the stand-in
+ * gateway controller it runs next to nvcf-dev (tests/bin/gateway-controller); nothing here emulates either.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -242,6 +243,23 @@ describe("up, preview, status, destroy", () => {
     const findings = JSON.parse(j.out) as Finding[];
     expect(new Set(findings.map((f) => f.stack))).toEqual(new Set(["dev", "dev-gpu-a", "dev-gpu-b"]));
     expect(findings.filter((f) => !f.ok)).toEqual([]);
+    // Route status as a Gateway API controller writes it (on the local clusters the stand-in gateway controller that
+    // scripts/cluster.sh runs): the API routes NVIDIA's multi-cluster install enables, each Accepted with its
+    // references resolved.
+    const routes = new Map(
+      findings
+        .filter((f) => f.stack === "dev" && f.check === "health.routes")
+        .map((f) => [f.object, f.found]),
+    );
+    for (const r of [
+      "HTTPRoute envoy-gateway/nvcf-api",
+      "GRPCRoute envoy-gateway/nvcf-api-grpc",
+      "GRPCRoute envoy-gateway/nvct-api-grpc",
+    ])
+      expect([r, routes.get(r)]).toEqual([
+        r,
+        "Accepted=True, ResolvedRefs=True from Gateway envoy-gateway/nvcf-gateway:http",
+      ]);
     // The operator's objects on each GPU cluster: its NVCFBackend, named after the cluster, and the agent.
     for (const c of ["gpu-a", "gpu-b"]) {
       const of = (check: string) =>

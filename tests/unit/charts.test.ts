@@ -549,6 +549,9 @@ function valuesOf(sc: StackCase): Record<string, ReleaseValues> | Error {
   }
 }
 
+/** The rendering of each release of each stack case (`<label>/<release>`), for the tests that read what it renders. */
+const rendered = new Map<string, Promise<Run>>();
+
 describe("the program's values pass the stand-in charts' schemas", () => {
   for (const sc of stackCases) {
     const releases = valuesOf(sc);
@@ -569,6 +572,7 @@ describe("the program's values pass the stand-in charts' schemas", () => {
             return templateArgs(name, c.path, namespace, file);
           })
         : Promise.resolve({ code: 0, out: "" });
+      rendered.set(`${sc.label}/${name}`, run);
       test(`${sc.label}: release ${name} renders chart ${r.chart} ${r.version} (${c ? c.dir : "no stand-in"}) with the program's values`, async () => {
         if (!c) throw new Error(`no stand-in chart for ${r.chart} ${r.version} under tests/charts`);
         // The local chart source installs this directory; `nvcf up`'s preflight and Helm read its Chart.yaml.
@@ -586,6 +590,55 @@ describe("the program's values pass the stand-in charts' schemas", () => {
       });
     }
   }
+});
+
+describe("objects NVIDIA's acceptance suite checks, rendered from the program's values (tests/charts/README.md, Audit)", () => {
+  /** The objects a release renders for a stack case, by `Kind/name`. */
+  async function objects(label: string, release: string) {
+    const res = await rendered.get(`${label}/${release}`);
+    if (!res || res.code !== 0) throw new Error(`${label}: release ${release} did not render`);
+    const docs = yaml.loadAll(res.out) as { kind?: string; metadata?: { name?: string } }[];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return new Map<string, any>(docs.filter((d) => d?.kind).map((d) => [`${d.kind}/${d.metadata?.name}`, d]));
+  }
+
+  test.each(["stack dev", "stack dev at bundle 0.7.0", "stack dev at bundle 0.6.1"])(
+    "%s: ConfigMaps nvcf-api-env and nvct-api-env carry the worker endpoints, read through envFrom",
+    async (label) => {
+      const api = await objects(label, "api");
+      expect(api.get("ConfigMap/nvcf-api-env")?.data).toMatchObject({
+        NVCF_FQDN: "http://api.nvcf.test",
+        NVCF_GLOBAL_FQDN_GRPC: "http://worker-api.nvcf.test",
+        NVCF_NATS_WORKER_URL: "nats://127.0.0.1:4222",
+      });
+      const container = api.get("Deployment/nvcf-api")?.spec.template.spec.containers[0];
+      expect(container.envFrom).toEqual([{ configMapRef: { name: "nvcf-api-env" } }]);
+      expect(container.env.map((e: { name: string }) => e.name)).not.toContain("NVCF_FQDN");
+      const nvct = await objects(label, "nvct-api");
+      expect(nvct.get("ConfigMap/nvct-api-env")?.data).toMatchObject({
+        NVCT_FQDN: "http://tasks.nvcf.test",
+        NVCT_GLOBAL_FQDN_GRPC: "http://worker-tasks.nvcf.test",
+        // Every value a string, as the real chart quotes them (the stack passes this one as a boolean).
+        MANAGEMENT_TRACING_ENABLED: "false",
+      });
+    },
+  );
+
+  test("stack dev: the routes the suite names, the NKey Secret from nkey-secret.yaml, the invocation env default", async () => {
+    const ingress = await objects("stack dev", "ingress");
+    expect(ingress.get("HTTPRoute/nvcf-api")?.spec.hostnames).toEqual(["api.nvcf.test"]);
+    expect(ingress.get("GRPCRoute/nvcf-api-grpc")?.spec.hostnames).toEqual(["worker-api.nvcf.test"]);
+    expect(ingress.get("GRPCRoute/nvct-api-grpc")?.spec.hostnames).toEqual(["worker-tasks.nvcf.test"]);
+    // The collector and the monitors of each profile: "the observability stand-ins render what each cluster's
+    // profile needs" below.
+    const nats = await rendered.get("stack dev/nats");
+    expect(nats?.out).toContain("# Source: helm-nvcf-nats/templates/nkey-secret.yaml");
+    expect(
+      (await objects("stack dev", "invocation-service")).get("ConfigMap/invocation-service-env")?.data,
+    ).toMatchObject({
+      WORKER_STREAM_PROPERTIES__SERVICE_ADDRESS: "http://invocation.nvcf.svc.cluster.local:8080",
+    });
+  });
 });
 
 describe("the observability stand-ins render what each cluster's profile needs (and what nvcf status looks for)", () => {

@@ -791,37 +791,150 @@ describe("health", () => {
     expect(checkHooks("dev", [api], pre)).toEqual([]);
   });
 
-  test("routes: controller status decides; without one, the Gateway's spec and the backends are checked", () => {
-    const noStatus = checkRoutes("dev", [api], live());
-    allPass(noStatus);
-    expect(noStatus[0].found).toMatch(/^no controller status yet/);
-    const l = live();
-    l.routes[0].status = {
-      parents: [
-        {
-          parentRef: { name: "nvcf-gateway", namespace: "envoy-gateway", sectionName: "http" },
-          conditions: [{ type: "Accepted", status: "False", reason: "NotAllowedByListeners" }],
-        },
+  /** A status.parents entry as a Gateway API controller writes it, on the `http` listener. */
+  const parentStatus = (
+    accepted: [string, string, string?],
+    resolved?: [string, string, string?],
+    sectionName = "http",
+  ) => ({
+    parentRef: {
+      group: "gateway.networking.k8s.io",
+      kind: "Gateway",
+      name: "nvcf-gateway",
+      namespace: "envoy-gateway",
+      sectionName,
+    },
+    controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+    conditions: [
+      { type: "Accepted", status: accepted[0], reason: accepted[1], message: accepted[2] },
+      ...(resolved
+        ? [{ type: "ResolvedRefs", status: resolved[0], reason: resolved[1], message: resolved[2] }]
+        : []),
+    ],
+  });
+  const gatewayClass = (accepted: string): KubeObject => ({
+    metadata: { name: "eg" },
+    spec: { controllerName: "gateway.envoyproxy.io/gatewayclass-controller" },
+    status: {
+      conditions: [
+        { type: "Accepted", status: accepted, reason: accepted === "True" ? "Accepted" : "Pending" },
       ],
-    };
-    expect(one(checkRoutes("dev", [api], l)).found).toBe(
-      "Gateway envoy-gateway/nvcf-gateway:http did not accept it (NotAllowedByListeners)",
+    },
+  });
+  /** The health state with the route's status as a controller wrote it. */
+  const withStatus = (parents: unknown[], over: Partial<LiveState> = {}) => {
+    const l = live({ gatewayClasses: [gatewayClass("True")], ...over });
+    l.routes[0].status = { parents };
+    return l;
+  };
+
+  test("routes: the controller's Accepted and ResolvedRefs decide, per parentRef", () => {
+    const ok = checkRoutes(
+      "dev",
+      [api],
+      withStatus([parentStatus(["True", "Accepted"], ["True", "ResolvedRefs"])]),
     );
-    l.routes[0].status.parents[0].conditions = [
-      { type: "Accepted", status: "True" },
-      { type: "ResolvedRefs", status: "True" },
-    ];
-    allPass(checkRoutes("dev", [api], l));
-    expect(
-      one(checkRoutes("dev", [api], live({ gateways: [gateway([listener("tcp", "TCP", 10081)])] }))).found,
-    ).toBe('not attached: Gateway envoy-gateway/nvcf-gateway has no listener "http"');
-    expect(
-      one(checkRoutes("dev", [api], live({ namespaces: [{ metadata: { name: "envoy-gateway" } }] }))).found,
-    ).toMatch(/admits routes from namespace envoy-gateway/);
-    expect(one(checkRoutes("dev", [api], live({ services: new Set() }))).found).toBe(
-      "not attached: its backend Service nvcf/api does not exist",
+    allPass(ok);
+    expect(ok[0].found).toBe("Accepted=True, ResolvedRefs=True from Gateway envoy-gateway/nvcf-gateway:http");
+    const notAllowed = one(
+      checkRoutes(
+        "dev",
+        [api],
+        withStatus([parentStatus(["False", "NotAllowedByListeners", "no listener admits it"])]),
+      ),
     );
-    allPass(checkRoutes("dev", [api], live({ services: new Set() }), { "nvcf-api": "optional here" }));
+    expect(notAllowed.found).toBe(
+      "Accepted=False (NotAllowedByListeners) from Gateway envoy-gateway/nvcf-gateway:http: no listener admits it",
+    );
+    expect(notAllowed.fix).toMatch(
+      /^let the listener admit the route: label namespace envoy-gateway nvcf\/platform=true/,
+    );
+    const backend = one(
+      checkRoutes(
+        "dev",
+        [api],
+        withStatus(
+          [parentStatus(["True", "Accepted"], ["False", "BackendNotFound", "Service nvcf/api not found"])],
+          {
+            services: new Set(),
+          },
+        ),
+      ),
+    );
+    expect(backend).toMatchObject({
+      object: "HTTPRoute envoy-gateway/nvcf-api",
+      found:
+        "ResolvedRefs=False (BackendNotFound) from Gateway envoy-gateway/nvcf-gateway:http: Service nvcf/api not found",
+      fix: "install the release that serves Service nvcf/api (pulumi up -s dev --refresh reinstalls a release removed outside Pulumi), or fix the route's backendRef",
+    });
+    // A route whose backend may be absent: BackendNotFound passes, saying why.
+    const optional = checkRoutes(
+      "dev",
+      [api],
+      withStatus([
+        parentStatus(["True", "Accepted"], ["False", "BackendNotFound", "Service nvcf/api not found"]),
+      ]),
+      { "nvcf-api": "optional here" },
+    );
+    allPass(optional);
+    expect(optional[0].found).toMatch(/BackendNotFound.*, as expected: optional here$/);
+  });
+
+  test("routes: a parentRef to a listener the Gateway lacks, as the controller reports it (NoMatchingParent)", () => {
+    const l = withStatus([
+      parentStatus(
+        ["False", "NoMatchingParent", 'Gateway envoy-gateway/nvcf-gateway has no listener named "nope"'],
+        ["True", "ResolvedRefs"],
+        "nope",
+      ),
+    ]);
+    l.routes[0].spec.parentRefs[0].sectionName = "nope";
+    const f = one(checkRoutes("dev", [api], l));
+    expect(f.found).toBe(
+      'Accepted=False (NoMatchingParent) from Gateway envoy-gateway/nvcf-gateway:nope: Gateway envoy-gateway/nvcf-gateway has no listener named "nope"',
+    );
+    expect(f.fix).toBe(
+      'give Gateway envoy-gateway/nvcf-gateway a listener named "nope", or point the route\'s parentRef at one it has (http, tcp, nats, worker-tcp)',
+    );
+    // The status of a parentRef the spec no longer names does not count: the current parentRef is unreported.
+    const stale = withStatus([parentStatus(["True", "Accepted"], ["True", "ResolvedRefs"])]);
+    stale.routes[0].spec.parentRefs[0].sectionName = "nope";
+    expect(one(checkRoutes("dev", [api], stale)).found).toMatch(
+      /^no status for parent envoy-gateway\/nvcf-gateway:nope: the controller gateway\.envoyproxy\.io\/gatewayclass-controller has written none on the route; from the Gateway's spec and the cluster: Gateway envoy-gateway\/nvcf-gateway has no listener "nope"$/,
+    );
+  });
+
+  test("routes: no status at all is a finding that names its cause (no controller running, no Gateway)", () => {
+    // The GatewayClass accepted by no controller: none runs.
+    const none = one(checkRoutes("dev", [api], live({ gatewayClasses: [gatewayClass("Unknown")] })));
+    expect(none.found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: no controller has accepted GatewayClass eg (controllerName gateway.envoyproxy.io/gatewayclass-controller), so no Gateway API controller is running for it",
+    );
+    expect(none.fix).toMatch(
+      /^install or start the Gateway API controller for gateway\.envoyproxy\.io\/gatewayclass-controller/,
+    );
+    // What the Gateway's spec says is added.
+    expect(
+      one(
+        checkRoutes(
+          "dev",
+          [api],
+          live({ gatewayClasses: [gatewayClass("Unknown")], services: new Set(), namespaces: [] }),
+        ),
+      ).found,
+    ).toMatch(
+      /running for it; from the Gateway's spec and the cluster: no listener of Gateway envoy-gateway\/nvcf-gateway \("http"\) admits routes from namespace envoy-gateway .*; backend Service nvcf\/api does not exist$/,
+    );
+    expect(one(checkRoutes("dev", [api], live({ gatewayClasses: [] }))).found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: Gateway envoy-gateway/nvcf-gateway names GatewayClass eg, which does not exist",
+    );
+    expect(one(checkRoutes("dev", [api], live({ gateways: [] }))).found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: the Gateway does not exist, so no controller reports on the route",
+    );
+    // A class its controller accepted, but no word on the route (yet).
+    expect(one(checkRoutes("dev", [api], live({ gatewayClasses: [gatewayClass("True")] }))).fix).toMatch(
+      /^run nvcf status again in a moment; if the status stays missing, read the logs of the Gateway API controller/,
+    );
   });
 
   test("GPU cluster: identity ConfigMap with both IDs, healthy NVCFBackend, ready agent pod", () => {
