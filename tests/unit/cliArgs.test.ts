@@ -24,6 +24,13 @@ async function nvcf(...args: string[]): Promise<{ code: number; out: string; err
   return { code, out, err };
 }
 
+/** Runs `nvcf <args>`, expects the usage exit code and returns what it printed on stderr. */
+async function usageError(...args: string[]): Promise<string> {
+  const r = await nvcf(...args);
+  expect(r.code).toBe(EXIT.usage);
+  return r.err;
+}
+
 test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();
   expect(r.code).toBe(EXIT.usage);
@@ -59,19 +66,13 @@ test("an unknown environment is a usage error listing the environments", async (
 });
 
 test("bad option values are usage errors", async () => {
-  const p = await nvcf("preview", "--env", "dev", "--cwd", ROOT, "--parallel", "0");
-  expect(p.code).toBe(EXIT.usage);
-  expect(p.err).toContain(
+  expect(await usageError("preview", "--env", "dev", "--cwd", ROOT, "--parallel", "0")).toContain(
     "error: option '--parallel <n>' argument '0' is invalid. expected a whole number of at least 1",
   );
-  const g = await nvcf("graph", "--env", "dev", "--cwd", ROOT, "--format", "png");
-  expect(g.code).toBe(EXIT.usage);
-  expect(g.err).toContain(
+  expect(await usageError("graph", "--env", "dev", "--cwd", ROOT, "--format", "png")).toContain(
     "error: option '--format <format>' argument 'png' is invalid. Allowed choices are mermaid, svg.",
   );
-  const s = await nvcf("up", "--env", "dev", "--cwd", ROOT, "--yes", "--stack", "dev-gpu-c");
-  expect(s.code).toBe(EXIT.usage);
-  expect(s.err).toBe(
+  expect(await usageError("up", "--env", "dev", "--cwd", ROOT, "--yes", "--stack", "dev-gpu-c")).toBe(
     'error: --stack dev-gpu-c: not a stack of environment "dev". Its stacks: dev, dev-gpu-a, dev-gpu-b\n',
   );
 });
@@ -88,17 +89,13 @@ test("up and destroy without --yes refuse at once when not interactive (stdin is
 
 describe("rotate", () => {
   test("needs --cluster, a GPU cluster of the environment, and --yes when not interactive; nothing is touched", async () => {
-    const none = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--yes");
-    expect(none.code).toBe(EXIT.usage);
-    expect(none.err).toContain("error: required option '--cluster <name>' not specified");
-    const other = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-c", "--yes");
-    expect(other.code).toBe(EXIT.usage);
-    expect(other.err).toBe(
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--yes")).toContain(
+      "error: required option '--cluster <name>' not specified",
+    );
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-c", "--yes")).toBe(
       'error: --cluster gpu-c: not a GPU cluster of environment "dev" (nvcf:gpuClusters of dev). Its GPU clusters: gpu-a, gpu-b\n',
     );
-    const noYes = await nvcf("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-a");
-    expect(noYes.code).toBe(EXIT.usage);
-    expect(noYes.err).toBe(
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-a")).toBe(
       "error: nvcf rotate changes clusters and needs --yes when not run from a terminal. Fix: nvcf rotate --env <env> --yes\n",
     );
   });

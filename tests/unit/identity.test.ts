@@ -13,9 +13,9 @@ import { validateConfig } from "../../config/load";
 import { formatProblems } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import type { ClusterRegistration } from "../../contract/controlPlane";
-import { type ComputeInputs, operatorIdentity } from "../../values/compute";
+import { operatorIdentity } from "../../values/compute";
 import { describeRegistrationUpdate, registrationUpdate } from "../../values/registration";
-import { baseCompute } from "./fixtures/configs";
+import { baseCompute, computeInputsFixture } from "./fixtures/configs";
 import { mockGateway, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
@@ -119,20 +119,7 @@ describe("values/registration.ts: what an update of a registration runs", () => 
 });
 
 describe("the operator's identity and its restart step", () => {
-  const inputs: ComputeInputs = {
-    imageRegistry: "r",
-    imageRepository: "p",
-    clusterID: "c1",
-    clusterGroupID: "g1",
-    ncaID: "nvcf-default",
-    region: "us-west-1",
-    icmsServiceURL: "http://gw",
-    revalServiceURL: "http://gw",
-    natsURL: "nats://gw:4222",
-    icmsHost: "sis.d",
-    revalHost: "reval.d",
-    natsHost: "nats.d",
-  };
+  const inputs = computeInputsFixture();
   const compute = (over: Record<string, string> = {}) =>
     validateConfig(baseCompute(over), new Set(["registryKey"]), "dev-gpu-a") as ComputePlaneConfig;
 
