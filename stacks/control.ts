@@ -15,9 +15,9 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
-import { previousOutputs } from "./previous";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -45,19 +45,29 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 }
 
 /**
- * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered; a GPU-cluster setting
- * the deployed registrations cannot take (config/identity.ts, judged against the stack's previous outputs)
- * is a `ConfigError` before anything is touched.
+ * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
+ * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
+ * listing at once every setting that cannot change in place against what the stack deployed (config/installed.ts)
+ * and every GPU-cluster setting the deployed registrations cannot take (config/identity.ts), then a missing
+ * kubeconfig context of a GPU cluster, all before any resource but the read of the stack's own outputs is
+ * registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  const deployed = deployedRegistrations(
-    (await previousOutputs(["clusterRegistrations"])).values["clusterRegistrations"],
-  );
-  const problems = identityProblems(cfg, deployed);
-  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+  // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
+  // `clusterRegistrations`): a setting that cannot change in place, or a registration cannot take, is refused
+  // here, before anything is touched or read from a cluster (config/installed.ts, config/identity.ts).
+  const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
+  const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
+  const identity = identityProblems(cfg, deployed);
+  try {
+    refuseInstalledChanges(pulumi.getStack(), cfg, previous);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    throw new ConfigError(pulumi.getStack(), [...identity, ...e.problems]);
+  }
+  if (identity.length > 0) throw new ConfigError(pulumi.getStack(), identity);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -157,12 +167,14 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
+  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
+  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: contract,
+      values: { ...contract, ...installed },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,

@@ -83,8 +83,9 @@ describe("scripts/lib.sh: cpu_busy (the benchmark's share of busy CPU time over 
     // Waits for two samples (at most 30 s) rather than a fixed time: on a loaded machine the sampler's python3
     // may take longer than a fixed wait to start.
     const r = run(
+      // Waits for two samples rather than a fixed time: python3 may take seconds to start on a loaded machine.
       'f=$(mktemp); cpu_samples >"$f" & p=$!; ' +
-        'for _ in $(seq 300); do [ "$(wc -l <"$f")" -ge 2 ] && break; sleep 0.1; done; kill "$p"; wait "$p"; ' +
+        'for i in $(seq 300); do test "$(wc -l <"$f")" -ge 2 && break; sleep 0.1; done; kill "$p"; wait "$p"; ' +
         'test "$(wc -l <"$f")" -ge 2 || exit 9; ' +
         'a=$(head -1 "$f" | cut -d" " -f1); b=$(tail -1 "$f" | cut -d" " -f1); cpu_busy "$f" "$a" "$b"; rm -f "$f"',
       false,
