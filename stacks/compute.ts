@@ -12,6 +12,8 @@ import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
+import { COMPUTE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
+import { computeUpgradePlan } from "./upgrade";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
 export interface ControlPlaneValues {
@@ -151,8 +153,27 @@ export async function computePlaneStack(
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
-  // missing one is reported once, as the config problem, not also as an unhandled exception per output.
-  const inputs = pulumi.output(computeInputs(cfg, await controlPlaneValues(ref, cfg)));
+  // missing one is reported once, as the config problem, not also as an unhandled exception per output. With them,
+  // this stack's own previous outputs (one read per run): the move from the bundle it is deployed at
+  // (components/upgradePlan.ts). Every problem of both is reported at once.
+  const [previous, cpValues] = await Promise.all([
+    previousOutputs(COMPUTE_PREVIOUS_OUTPUTS),
+    controlPlaneValues(ref, cfg),
+  ]);
+  const problems: Problem[] = [];
+  const checked = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+      return undefined;
+    }
+  };
+  const plain = checked(() => computeInputs(cfg, cpValues));
+  checked(() => computeUpgradePlan(cfg, previous, plain));
+  if (!plain || problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+  const inputs = pulumi.output(plain);
   await requireRegistryKey(ref, cfg);
   const cp = readControlPlane(ref);
   const kubeconfig = cfg.kubeconfig === undefined ? undefined : pulumi.secret(cfg.kubeconfig);
@@ -188,7 +209,13 @@ export async function computePlaneStack(
     },
     { providers: { kubernetes: provider } },
   );
+  // The bundle this GPU cluster is really at: known once every release finished at this bundle's chart (a failed
+  // update keeps the previous value).
+  const atBundle = pulumi
+    .all(Object.values(plane.releases).map((r) => r.status))
+    .apply(() => cfg.bundleVersion);
   return {
+    bundleVersion: atBundle,
     clusterName: pulumi.output(cfg.clusterName),
     clusterID: inputs.clusterID,
     clusterGroupID: inputs.clusterGroupID,

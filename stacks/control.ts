@@ -5,7 +5,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
-import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
+import {
+  ControlPlane,
+  type ControlPlaneArgs,
+  type GpuClusterAccess,
+  releaseNamespace,
+} from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
@@ -15,6 +20,8 @@ import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { CONTROL_PREVIOUS_OUTPUTS, type PreviousOutputs, previousOutputs } from "./previous";
+import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -48,6 +55,10 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the last update left (one read per run), and the bundle upgrade the config asks for: a move the program
+  // refuses fails here, before anything is touched (components/upgradePlan.ts).
+  const previous: PreviousOutputs = await previousOutputs(CONTROL_PREVIOUS_OUTPUTS);
+  const plan = controlUpgradePlan(cfg, previous);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -86,7 +97,13 @@ export async function controlPlaneStack(
   // In an update, a release waits until the engine holds its prerequisites' `releases` entries (stacks/outputs.ts).
   const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
   try {
-    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks);
+    const access = {
+      kubectl: "kubectl",
+      context: kubeconfig === undefined ? cfg.kubernetes.context : undefined,
+      kubeconfig,
+      waitSeconds: cfg.charts.timeoutSeconds,
+    };
+    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks, { plan, access });
   } catch (e) {
     // The program failed before publishing began (publishing ends the waits itself): no release waits on.
     acks?.end();
@@ -102,6 +119,7 @@ async function buildControlPlane(
   stackName: string,
   adopt: Promise<Record<string, string>>,
   acks: Acknowledgements | undefined,
+  upgrade: NonNullable<ControlPlaneArgs["upgrade"]>,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
@@ -118,6 +136,7 @@ async function buildControlPlane(
       gpuClusters,
       stackName,
       releasesReported: acks && ((names) => acks.wait(names.map((n) => `releases/${n}`))),
+      upgrade,
     },
     adopt,
     { providers: { kubernetes: provider } },
@@ -129,9 +148,15 @@ async function buildControlPlane(
   }
 
   const statuses = Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]));
+  // The bundle the control plane is really at: known only once every release finished at this bundle's chart
+  // and every upgrade step is done, so a failed or interrupted update keeps the previous value (stacks/outputs.ts)
+  // and GPU-cluster stacks refuse to move before it has.
+  const atBundle = pulumi
+    .all([...Object.values(statuses), ...cp.upgradeSteps.map((s) => s.stdout)])
+    .apply(() => cfg.bundleVersion);
   const contract = toStackOutputs({
     contractVersion: 1,
-    bundleVersion: cfg.bundleVersion,
+    bundleVersion: atBundle,
     domain: cfg.domain,
     gatewayAddress: cp.gatewayAddress,
     hosts: cp.hosts,
@@ -146,12 +171,16 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  // Where Cassandra's files sit on its volumes: read back on every run (components/upgradePlan.ts).
+  const layout = upgrade.plan.cassandraLayout;
+  const extra: Record<string, pulumi.Output<unknown>> =
+    layout === undefined ? {} : { cassandraDataLayout: pulumi.output(layout) };
+  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses) };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: contract,
+      values: { ...contract, ...extra },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,

@@ -8,6 +8,23 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 
+/**
+ * The previous outputs a control-plane stack reads, in its one `previousOutputs` call per run: each feature that
+ * judges a change against what is deployed adds its names here.
+ */
+export const CONTROL_PREVIOUS_OUTPUTS: readonly string[] = [
+  // Bundle upgrades (components/upgradePlan.ts `PreviousUpgradeOutputs`).
+  "bundleVersion",
+  "releases",
+  "cassandraDataLayout",
+];
+
+/** The same for a compute-plane stack. */
+export const COMPUTE_PREVIOUS_OUTPUTS: readonly string[] = [
+  // Bundle upgrades (components/upgradePlan.ts `PreviousUpgradeOutputs`).
+  "bundleVersion",
+];
+
 /** The outputs of this stack's last update, as far as the caller asked for them. */
 export interface PreviousOutputs {
   /**

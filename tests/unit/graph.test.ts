@@ -80,6 +80,7 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
       expect([
         "pulumi:providers:kubernetes",
         "pulumi:providers:aws",
+        "pulumi:pulumi:StackReference",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
       ]).toContain(t);
@@ -319,7 +320,9 @@ describe("stack reference contract", () => {
     // Source order in stacks/compute.ts: the awaited check comes before the provider and the component.
     const src = fs.readFileSync(path.join(ROOT, "stacks/compute.ts"), "utf8");
     const body = src.slice(src.indexOf("export async function computePlaneStack"));
-    const check = body.indexOf("await controlPlaneValues(ref, cfg)");
+    // Awaited together with the stack's own previous outputs (the upgrade's check).
+    const check = body.indexOf("controlPlaneValues(ref, cfg)");
+    expect(body.slice(0, check)).toMatch(/await Promise\.all\(\[\s*previousOutputs\(COMPUTE_PREVIOUS_OUTPUTS\),\s*$/);
     expect(check).toBeGreaterThan(0);
     expect(check).toBeLessThan(body.indexOf("new k8s.Provider("));
     expect(check).toBeLessThan(body.indexOf("new ComputePlane("));
@@ -459,6 +462,8 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
   // stacks/control.ts: recovery reads the cluster while the namespaces, pull secrets and credentials are
   // registered; the releases wait for what it decides.
   const FIRST_STEP = new Set([
+    // The stack's reference to itself (its previous outputs, read before anything else: a read, not a change).
+    "pulumi:pulumi:StackReference",
     "nvcf:index:ControlPlane",
     "nvcf:index:Namespaces",
     "kubernetes:core/v1:Namespace",

@@ -245,6 +245,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                   status: "deployed",
                   name: args.inputs.name,
                   namespace: args.inputs.namespace,
+                  revision: 1,
                 };
                 break;
               case "command:local:Command": {
