@@ -284,6 +284,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: adopt[r.name],
+          ...(r.name === "cassandra" && steps?.adopting ? { atomic: false } : {}),
         },
         { parent: this, dependsOn, protect: protect && r.stateful === true },
       );

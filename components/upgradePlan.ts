@@ -388,7 +388,13 @@ export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOu
   }
 
   const order = (r: ReleaseChange) =>
-    r.kind === "uninstall" ? 3 : r.name === "openbao-server" && openbaoPhase ? 0 : r.name === "cassandra" && adopting ? 1 : 2;
+    r.kind === "uninstall"
+      ? 3
+      : r.name === "openbao-server" && openbaoPhase
+        ? 0
+        : r.name === "cassandra" && adopting
+          ? 1
+          : 2;
   const sorted = releases
     .map((r, i) => ({ r, i }))
     .sort((a, b) => order(a.r) - order(b.r) || a.i - b.i)
@@ -452,7 +458,7 @@ function plannedSteps(plan: UpgradePlan, subject: UpgradeSubject): PlannedStep[]
       },
       {
         name: "cassandra",
-        what: `cassandra upgraded alone to helm-nvcf-cassandra ${to}, mounting the same claims with persistence.subPath data and the cassandra.yaml settings the Bitnami-written data needs; its new StatefulSet re-adopts data-cassandra-0..${c.replicas - 1}; Helm waits for the initialize and migrations hook Jobs`,
+        what: `cassandra upgraded alone to helm-nvcf-cassandra ${to}, mounting the same claims with persistence.subPath data and the cassandra.yaml settings the Bitnami-written data needs; its new StatefulSet re-adopts data-cassandra-0..${c.replicas - 1}; Helm waits for the initialize and migrations hook Jobs, and does not roll back on failure (a rollback would put the Bitnami StatefulSet back): the next run continues`,
       },
       {
         name: "cassandra-adoption-verify",
@@ -639,7 +645,11 @@ export function controlSubject(cfg: ControlPlaneConfig, stack: string): UpgradeS
 }
 
 /** The subject of a compute-plane stack's plan (pure). */
-export function computeSubject(cfg: ComputePlaneConfig, stack: string, inputs?: ComputeInputs): UpgradeSubject {
+export function computeSubject(
+  cfg: ComputePlaneConfig,
+  stack: string,
+  inputs?: ComputeInputs,
+): UpgradeSubject {
   return {
     plane: "compute",
     stack,

@@ -133,7 +133,11 @@ export class UpgradeSteps {
     const openbaoEnd = plan.moving && plan.openbaoPhase ? this.rollout : undefined;
     if (release === "cassandra") {
       if (this.adopting) {
-        this.prepare = this.cassandraStep("cassandra-adoption-prepare", CASSANDRA_PREPARE, openbaoEnd ? [openbaoEnd] : []);
+        this.prepare = this.cassandraStep(
+          "cassandra-adoption-prepare",
+          CASSANDRA_PREPARE,
+          openbaoEnd ? [openbaoEnd] : [],
+        );
         return [this.prepare];
       }
       return openbaoEnd ? [openbaoEnd] : [];

@@ -173,8 +173,9 @@ async function buildControlPlane(
   });
   // Where Cassandra's files sit on its volumes: read back on every run (components/upgradePlan.ts).
   const layout = upgrade.plan.cassandraLayout;
-  const extra: Record<string, pulumi.Output<unknown>> =
-    layout === undefined ? {} : { cassandraDataLayout: pulumi.output(layout) };
+  const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
+    ? {}
+    : { cassandraDataLayout: pulumi.output(layout) };
   const outputs = { ...contract, ...extra, releases: pulumi.output(statuses) };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.

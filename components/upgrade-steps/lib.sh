@@ -2,10 +2,12 @@
 # script; the Cassandra steps also get cassandra-lib.sh). Every function reads only the step's environment; none
 # prints a secret.
 #
-# Environment: NVCFP_NAMESPACE (the data store's namespace), NVCFP_WAIT_SECONDS (how long each wait may take).
+# Environment: NVCFP_NAMESPACE (the data store's namespace), NVCFP_WAIT_SECONDS (how long each wait may take),
+# NVCFP_POLL_SECONDS (the pause between two looks while waiting; default 2).
 
 ns="$NVCFP_NAMESPACE"
 wait_seconds="${NVCFP_WAIT_SECONDS:-900}"
+poll_seconds="${NVCFP_POLL_SECONDS:-2}"
 
 # fail <message>: the step stops with the message on stderr (the engine shows it with the step's error).
 fail() {
@@ -16,15 +18,15 @@ fail() {
 # now: UTC time, ISO 8601 (for the record and the progress lines).
 now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
-# until_true <what> <command...>: runs the command every 2 s until it succeeds, for at most NVCFP_WAIT_SECONDS;
-# fails naming <what> otherwise.
+# until_true <what> <command...>: runs the command every NVCFP_POLL_SECONDS until it succeeds, for at most
+# NVCFP_WAIT_SECONDS; fails naming <what> otherwise.
 until_true() {
   local what="$1"
   shift
   local deadline=$((SECONDS + wait_seconds))
   until "$@"; do
     [ "$SECONDS" -lt "$deadline" ] || fail "timed out after ${wait_seconds} s waiting for ${what}"
-    sleep 2
+    sleep "$poll_seconds"
   done
 }
 

@@ -322,7 +322,9 @@ describe("stack reference contract", () => {
     const body = src.slice(src.indexOf("export async function computePlaneStack"));
     // Awaited together with the stack's own previous outputs (the upgrade's check).
     const check = body.indexOf("controlPlaneValues(ref, cfg)");
-    expect(body.slice(0, check)).toMatch(/await Promise\.all\(\[\s*previousOutputs\(COMPUTE_PREVIOUS_OUTPUTS\),\s*$/);
+    expect(body.slice(0, check)).toMatch(
+      /await Promise\.all\(\[\s*previousOutputs\(COMPUTE_PREVIOUS_OUTPUTS\),\s*$/,
+    );
     expect(check).toBeGreaterThan(0);
     expect(check).toBeLessThan(body.indexOf("new k8s.Provider("));
     expect(check).toBeLessThan(body.indexOf("new ComputePlane("));

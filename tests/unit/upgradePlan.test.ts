@@ -84,7 +84,9 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
     const e = refusal(() => planUpgrade(controlSubject(control("0.8.0"), "dev"), { bundleVersion: "0.9.0" }));
     expect(e.problems).toHaveLength(1);
     expect(e.problems[0].key).toBe("nvcf:bundleVersion");
-    expect(e.problems[0].found).toMatch(/deployed at NVCF bundle "0\.9\.0", which this program does not know/);
+    expect(e.problems[0].found).toMatch(
+      /deployed at NVCF bundle "0\.9\.0", which this program does not know/,
+    );
   });
 
   test("3: a downgrade names the deployed bundle and the way back", () => {
@@ -94,8 +96,12 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
       key: "nvcf:bundleVersion",
       found: '"0.7.0"',
     });
-    expect(e.problems[0].expected).toMatch(/^0\.8\.0 or a later bundle: stack dev is deployed at NVCF bundle 0\.8\.0/);
-    expect(e.problems[0].fix).toMatch(/pulumi config set nvcf:bundleVersion 0\.8\.0\. To go back to 0\.7\.0, roll back each release with Helm or restore the backups/);
+    expect(e.problems[0].expected).toMatch(
+      /^0\.8\.0 or a later bundle: stack dev is deployed at NVCF bundle 0\.8\.0/,
+    );
+    expect(e.problems[0].fix).toMatch(
+      /pulumi config set nvcf:bundleVersion 0\.8\.0\. To go back to 0\.7\.0, roll back each release with Helm or restore the backups/,
+    );
   });
 
   test("4: a skipped bundle names the next one, and from 0.6.1 the manual path of the step between", () => {
@@ -103,7 +109,9 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
     expect(e.problems).toHaveLength(1);
     expect(e.problems[0].expected).toMatch(/^0\.7\.0, the next bundle after 0\.6\.1/);
     expect(e.problems[0].found).toBe('"0.8.0", which skips 0.7.0');
-    expect(e.problems[0].fix).toMatch(/^pulumi config set nvcf:bundleVersion 0\.7\.0 and pulumi up, then 0\.8\.0; the step to 0\.7\.0 moves Cassandra back to the Bitnami chart, which this program does not automate: back up and restore/);
+    expect(e.problems[0].fix).toMatch(
+      /^pulumi config set nvcf:bundleVersion 0\.7\.0 and pulumi up, then 0\.8\.0; the step to 0\.7\.0 moves Cassandra back to the Bitnami chart, which this program does not automate: back up and restore/,
+    );
   });
 
   test("5: 0.6.1 → 0.7.0 with Cassandra deployed is refused, naming the reason and the manual path", () => {
@@ -111,9 +119,13 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
     expect(e.problems).toHaveLength(1);
     const p = e.problems[0];
     expect(p.key).toBe("nvcf:bundleVersion");
-    expect(p.expected).toMatch(/changes Cassandra from NVIDIA's own chart \(helm-nvcf-cassandra 0\.18\.0, Apache Cassandra, data at the volume root\) back to the Bitnami wrapper \(0\.17\.0/);
+    expect(p.expected).toMatch(
+      /changes Cassandra from NVIDIA's own chart \(helm-nvcf-cassandra 0\.18\.0, Apache Cassandra, data at the volume root\) back to the Bitnami wrapper \(0\.17\.0/,
+    );
     expect(p.expected).toMatch(/NVIDIA documents no procedure for/);
-    expect(p.fix).toMatch(/^back up and restore \(docs\/upgrading\.md "0\.6\.1 to 0\.7\.0"\): nodetool flush and nodetool snapshot/);
+    expect(p.fix).toMatch(
+      /^back up and restore \(docs\/upgrading\.md "0\.6\.1 to 0\.7\.0"\): nodetool flush and nodetool snapshot/,
+    );
     expect(p.fix).toMatch(/nvcf:cassandra\.enabled false/);
     expect(p.fix).toMatch(/sstableloader; or stay at 0\.6\.1$/);
   });
@@ -121,7 +133,10 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
   test("5: without Cassandra deployed (the manual path's middle), 0.6.1 → 0.7.0 installs 0.7.0's Cassandra afresh", () => {
     const prev = deployedAt("0.6.1");
     delete (prev.releases as Record<string, string>)["cassandra"];
-    const p = planUpgrade(controlSubject(control("0.7.0"), "dev"), { ...prev, cassandraDataLayout: "official" });
+    const p = planUpgrade(controlSubject(control("0.7.0"), "dev"), {
+      ...prev,
+      cassandraDataLayout: "official",
+    });
     expect(p.moving).toBe(true);
     expect(kinds(p)["cassandra"]).toBe("install");
     expect(p.cassandraLayout).toBe("bitnami");
@@ -130,12 +145,14 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
 
   test("a compute plane refuses its own downgrade and skip the same way", () => {
     const gpuA = (b: string) => config<ComputePlaneConfig>("dev-gpu-a", { bundleVersion: b });
-    expect(refusal(() => planUpgrade(computeSubject(gpuA("0.7.0"), "dev-gpu-a"), { bundleVersion: "0.8.0" })).problems[0].expected).toMatch(
-      /^0\.8\.0 or a later bundle: stack dev-gpu-a is deployed at NVCF bundle 0\.8\.0/,
-    );
-    expect(refusal(() => planUpgrade(computeSubject(gpuA("0.8.0"), "dev-gpu-a"), { bundleVersion: "0.6.1" })).problems[0].found).toBe(
-      '"0.8.0", which skips 0.7.0',
-    );
+    expect(
+      refusal(() => planUpgrade(computeSubject(gpuA("0.7.0"), "dev-gpu-a"), { bundleVersion: "0.8.0" }))
+        .problems[0].expected,
+    ).toMatch(/^0\.8\.0 or a later bundle: stack dev-gpu-a is deployed at NVCF bundle 0\.8\.0/);
+    expect(
+      refusal(() => planUpgrade(computeSubject(gpuA("0.8.0"), "dev-gpu-a"), { bundleVersion: "0.6.1" }))
+        .problems[0].found,
+    ).toBe('"0.8.0", which skips 0.7.0');
   });
 });
 
@@ -151,15 +168,19 @@ describe("rule 6: backups acknowledged outside dev stacks", () => {
     const e = refusal(() => planUpgrade(controlSubject(prod(), "prod-eks"), prev));
     expect(e.problems).toHaveLength(1);
     expect(e.problems[0].key).toBe("nvcf:upgrade.backupsCopiedOffNode");
-    expect(e.problems[0].expected).toMatch(/^"0\.8\.0": the move 0\.7\.0 → 0\.8\.0 touches Cassandra's data \(adopted by NVIDIA's own chart\) and OpenBao/);
+    expect(e.problems[0].expected).toMatch(
+      /^"0\.8\.0": the move 0\.7\.0 → 0\.8\.0 touches Cassandra's data \(adopted by NVIDIA's own chart\) and OpenBao/,
+    );
     expect(e.problems[0].found).toBe("nothing");
-    expect(e.problems[0].fix).toMatch(/docs\/upgrading\.md "Backups"\), then pulumi config set --path nvcf:upgrade\.backupsCopiedOffNode 0\.8\.0$/);
+    expect(e.problems[0].fix).toMatch(
+      /docs\/upgrading\.md "Backups"\), then pulumi config set --path nvcf:upgrade\.backupsCopiedOffNode 0\.8\.0$/,
+    );
   });
 
   test("an acknowledgement for another move does not count; one for this move does", () => {
-    expect(refusal(() => planUpgrade(controlSubject(prod("0.7.0"), "prod-eks"), prev)).problems[0].found).toMatch(
-      /"0\.7\.0" \(backups for another move\)/,
-    );
+    expect(
+      refusal(() => planUpgrade(controlSubject(prod("0.7.0"), "prod-eks"), prev)).problems[0].found,
+    ).toMatch(/"0\.7\.0" \(backups for another move\)/);
     expect(planUpgrade(controlSubject(prod("0.8.0"), "prod-eks"), prev).moving).toBe(true);
   });
 
@@ -187,7 +208,13 @@ describe("rule 7: the plan of 0.7.0 → 0.8.0", () => {
       expect([n, byName[n]]).toEqual([n, expect.objectContaining({ kind: "upgrade", valuesOnly: true })]);
     expect(byName["openbao-server"]).toMatchObject({ from: "0.30.25", to: "0.30.25" });
     // Same chart and the same values at both bundles.
-    for (const n of ["nats-auth-callout-service", "notary-service", "nvct-api", "invocation-service", "cert-manager"])
+    for (const n of [
+      "nats-auth-callout-service",
+      "notary-service",
+      "nvct-api",
+      "invocation-service",
+      "cert-manager",
+    ])
       expect([n, byName[n]?.kind]).toEqual([n, "unchanged"]);
     expect(byName["notary-service"]).toMatchObject({ from: "1.4.2", to: "1.4.2" });
     expect(p.releases.filter((r) => r.kind === "install" || r.kind === "uninstall")).toEqual([]);
@@ -221,7 +248,9 @@ describe("rule 7: the plan of 0.7.0 → 0.8.0", () => {
       "OpenBao (vault-system, claims data-openbao-server-*)",
       "NATS JetStream (nats-system)",
     ]);
-    expect(p.dataStores[0].how).toMatch(/claims are never deleted.*persistence\.subPath data.*nodetool snapshot.*passwords unchanged/);
+    expect(p.dataStores[0].how).toMatch(
+      /claims are never deleted.*persistence\.subPath data.*nodetool snapshot.*passwords unchanged/,
+    );
   });
 
   test("the text a preview and nvcf upgrade show", () => {
@@ -245,7 +274,10 @@ describe("rule 7: the plan of 0.7.0 → 0.8.0", () => {
 
 describe("after the move", () => {
   test("at 0.8.0 with adopted data nothing moves, and the adoption's settings and steps stay", () => {
-    const p = planUpgrade(controlSubject(control("0.8.0"), "dev"), deployedAt("0.8.0", { cassandraDataLayout: "bitnami" }));
+    const p = planUpgrade(
+      controlSubject(control("0.8.0"), "dev"),
+      deployedAt("0.8.0", { cassandraDataLayout: "bitnami" }),
+    );
     expect(p.moving).toBe(false);
     expect(new Set(p.releases.map((r) => r.kind))).toEqual(new Set(["unchanged"]));
     expect(p.cassandraAdopted).toBe(true);
@@ -255,7 +287,10 @@ describe("after the move", () => {
   });
 
   test("a Cassandra installed at 0.8.0 (official layout) has no adoption", () => {
-    const p = planUpgrade(controlSubject(control("0.8.0"), "dev"), deployedAt("0.8.0", { cassandraDataLayout: "official" }));
+    const p = planUpgrade(
+      controlSubject(control("0.8.0"), "dev"),
+      deployedAt("0.8.0", { cassandraDataLayout: "official" }),
+    );
     expect(p.cassandraAdopted).toBe(false);
   });
 
@@ -295,7 +330,11 @@ describe("the compute plane's plan", () => {
     });
     const byName = Object.fromEntries(p.releases.map((r) => [r.name, r]));
     expect(byName["nvca-operator"]).toMatchObject({ from: "1.14.0", to: "1.21.3", kind: "upgrade" });
-    expect(byName["grove-operator"]).toMatchObject({ from: "v0.1.0-alpha.9", to: "v0.1.0-alpha.11", kind: "upgrade" });
+    expect(byName["grove-operator"]).toMatchObject({
+      from: "v0.1.0-alpha.9",
+      to: "v0.1.0-alpha.11",
+      kind: "upgrade",
+    });
     expect(byName["kai-scheduler"]).toMatchObject({ to: "v0.16.7", kind: "install" });
     expect(byName["nvcf-kai-topology"]).toMatchObject({ kind: "install" });
     expect(byName["nvcf-grove-topology"]).toMatchObject({ kind: "install" });
@@ -314,7 +353,12 @@ describe("helpers", () => {
   });
 
   test("the writers are the Deployments of the releases with a Cassandra keyspace", () => {
-    expect(cassandraWriterNamespaces(controlFlags(control("0.8.0")))).toEqual(["api-keys", "ess", "nvcf", "sis"]);
+    expect(cassandraWriterNamespaces(controlFlags(control("0.8.0")))).toEqual([
+      "api-keys",
+      "ess",
+      "nvcf",
+      "sis",
+    ]);
   });
 
   test("in a move, openbao-server and its prerequisites come first, then cassandra, still in dependency order", () => {
