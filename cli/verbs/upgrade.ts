@@ -209,16 +209,20 @@ export function configAtTarget(
       out[head] = s.value;
       continue;
     }
-    let root: unknown = out[head] === undefined ? {} : parse(out[head]);
-    if (!root || typeof root !== "object") root = {};
-    let cur = root as Record<string, unknown>;
+    const isIndex = (p: string) => p.startsWith("[");
+    const fresh = (p: string) => (isIndex(p) ? [] : {});
+    let root: unknown = out[head] === undefined ? undefined : parse(out[head]);
+    if (!root || typeof root !== "object") root = fresh(rest[0]);
+    let cur = root as Record<string | number, unknown>;
     rest.forEach((p, i) => {
-      const k = p.startsWith("[") ? Number(p.slice(1, -1)) : p;
-      if (i === rest.length - 1) (cur as Record<string | number, unknown>)[k] = parse(s.value);
+      const k = isIndex(p) ? Number(p.slice(1, -1)) : p;
+      if (i === rest.length - 1) cur[k] = parse(s.value);
       else {
-        const next = (cur as Record<string | number, unknown>)[k];
-        cur = ((cur as Record<string | number, unknown>)[k] =
-          next && typeof next === "object" ? next : {}) as Record<string, unknown>;
+        const next = cur[k];
+        cur = (cur[k] = next && typeof next === "object" ? next : fresh(rest[i + 1])) as Record<
+          string | number,
+          unknown
+        >;
       }
     });
     out[head] = JSON.stringify(root);

@@ -27,7 +27,7 @@ test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();
   expect(r.code).toBe(EXIT.usage);
   expect(r.err).toMatch(/Usage: nvcf \[options\] \[command\]/);
-  for (const v of ["preview", "up", "destroy", "preflight", "status", "graph", "import-helmfile"])
+  for (const v of ["preview", "up", "upgrade", "destroy", "preflight", "status", "graph", "import-helmfile"])
     expect(r.err).toMatch(new RegExp(`^\\s+${v}\\b`, "m"));
 });
 
