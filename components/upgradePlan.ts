@@ -433,11 +433,26 @@ export function cassandraWriterNamespaces(flags: Readonly<Record<EnableFlag, boo
 
 function plannedSteps(plan: UpgradePlan, subject: UpgradeSubject): PlannedStep[] {
   const steps: PlannedStep[] = [];
+  // openbao-server's own prerequisites that change go before it (movePhaseOrder).
+  const first = plan.openbaoPhase
+    ? [
+        ...prerequisitesOf(
+          "openbao-server",
+          enabledReleases("control", plan.to, subject.flags),
+          subject.flags,
+        ),
+      ]
+    : [];
+  const firstMoving = plan.releases.filter((r) => first.includes(r.name) && r.kind !== "unchanged");
   if (plan.openbaoPhase)
     steps.push(
       {
         name: "openbao-server",
-        what: "openbao-server upgraded alone, before every other release that changes; Helm waits for its post-upgrade migrations Job",
+        what:
+          (firstMoving.length
+            ? `after its own prerequisites (${firstMoving.map((r) => `${r.name} (${r.kind})`).join(", ")}), `
+            : "") +
+          "openbao-server upgraded alone, before every other release that changes; Helm waits for its post-upgrade migrations Job",
       },
       {
         name: "openbao-rollout",
@@ -469,6 +484,7 @@ function plannedSteps(plan: UpgradePlan, subject: UpgradeSubject): PlannedStep[]
   const rest = plan.releases.filter(
     (r) =>
       r.kind !== "unchanged" &&
+      !firstMoving.includes(r) &&
       !(r.name === "openbao-server" && plan.openbaoPhase) &&
       !(r.name === "cassandra" && plan.cassandraAdoptionRuns),
   );

@@ -34,9 +34,14 @@ if [ "$strategy" != "OnDelete" ]; then
   exit 0
 fi
 
-# One line per pod: name, revision, active, sealed, initialized, ready (or `deleting`).
+# One line per pod of the StatefulSet (named <set>-<ordinal>; the selector may also match hook Jobs' pods): name,
+# revision, active, sealed, initialized, ready (or `deleting`).
 pod_tpl='{{range .items}}{{.metadata.name}} {{or (index .metadata.labels "controller-revision-hash") "-"}} {{or (index .metadata.labels "openbao-active") "-"}} {{or (index .metadata.labels "openbao-sealed") "-"}} {{or (index .metadata.labels "openbao-initialized") "-"}} {{if .metadata.deletionTimestamp}}deleting{{else}}{{$r := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$r = .status}}{{end}}{{end}}{{$r}}{{end}}{{"\n"}}{{end}}'
-pods() { k -n "$ns" get pods -l "$selector" -o go-template="$pod_tpl"; }
+pods() {
+  local list
+  list=$(k -n "$ns" get pods -l "$selector" -o go-template="$pod_tpl") || return 1
+  awk -v set="$sts" '$1 ~ ("^" set "-[0-9]+$")' <<<"$list"
+}
 
 # healthy_line <line>: the pod is ready, initialized and unsealed, and not being deleted.
 healthy_line() {
@@ -57,6 +62,13 @@ all_healthy() {
   [ "$n" -eq "$replicas" ]
 }
 
+# all_present: every replica exists and none is being deleted (nothing an interrupted rotation left coming back).
+all_present() {
+  local list
+  list=$(pods) || return 1
+  [ "$(awk '$6 != "deleting"' <<<"$list" | wc -l)" -eq "$replicas" ]
+}
+
 # pod_back <name>: the pod exists on the update revision and is healthy.
 pod_back() {
   local line
@@ -65,6 +77,13 @@ pod_back() {
 }
 
 describe_pods() { pods | awk '{ printf "  %s: revision %s, active %s, sealed %s, initialized %s, ready %s\n", $1, $2, $3, $4, $5, $6 }'; }
+
+# stale: how many pods are on another revision than the update revision.
+stale() { pods | awk -v rev="$revision" '$2 != rev' | wc -l; }
+if [ "$(stale)" -eq 0 ] && all_present; then
+  echo "every OpenBao server pod of statefulset/$sts runs revision $revision (Helm revision ${NVCFP_REVISION:-?}; nothing to rotate)"
+  exit 0
+fi
 
 # Before anything is deleted: every pod ready, initialized and unsealed (also waits out a pod an interrupted run
 # had just deleted).

@@ -60,6 +60,17 @@ function baoState(revs: string[], opts: { sealed?: number; comesBackSealed?: boo
   revs.forEach(
     (rev, i) => (objects[`${BAO}/Pod/openbao-server-${i}`] = baoPod(i, rev, i === 0, opts.sealed === i)),
   );
+  // A hook Job's pod the set's selector also matches (the chart's hooks carry its name and instance labels).
+  objects[`${BAO}/Pod/openbao-server-migrations-x7k2p`] = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "openbao-server-migrations-x7k2p",
+      namespace: BAO,
+      labels: { "app.kubernetes.io/name": "openbao", component: "server" },
+    },
+    status: { phase: "Succeeded", conditions: [{ type: "Ready", status: "False" }] },
+  };
   return { objects, openbao: { comeBackAfter: 2, comesBackSealed: opts.comesBackSealed } };
 }
 const baoEnv = {
@@ -110,7 +121,7 @@ describe("OpenBao's rollout", () => {
     expect(r.code).toBe(0);
     expect(deletes(r.calls)).toEqual([]);
     expect(r.stdout.trim()).toBe(
-      "every OpenBao server pod of statefulset/openbao-server runs revision r2 (Helm revision 2; 0 rotated in this run)",
+      "every OpenBao server pod of statefulset/openbao-server runs revision r2 (Helm revision 2; nothing to rotate)",
     );
   });
 
