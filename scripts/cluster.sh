@@ -37,6 +37,8 @@
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
 # and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# `kubectl exec` works on every cluster (kwok's Exec API); on nvcf-dev `up` also starts the host process behind the
+# stand-in in-pod tools (nodetool, cqlsh, bao in the Cassandra and OpenBao pods): scripts/inpod.sh.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -71,6 +73,9 @@ for c in "${clusters[@]}"; do
 done
 
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
+# kubectl exec on kwok (the Exec CRD of kwokctl_config) and the in-pod tools agent of nvcf-dev (inpod_start, inpod_stop).
+# shellcheck source=scripts/inpod.sh
+source "$ROOT/scripts/inpod.sh"
 
 exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
 
@@ -158,7 +163,8 @@ EOF
 # kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
 # bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
 # controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
-# manager's host-path provisioner backs the StorageClass of storage_yaml. Leader election is off for the
+# manager's host-path provisioner backs the StorageClass of storage_yaml. enableCRDs Exec: kwok serves
+# `kubectl exec` (scripts/inpod.sh). Leader election is off for the
 # controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
 # for more than the lease's renew deadline (10 s), and nothing restarts them here.
 kwokctl_config() {
@@ -168,6 +174,8 @@ apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
+  enableCRDs:
+    - Exec
 componentsPatches:
   - name: kube-controller-manager
     extraArgs:
@@ -180,6 +188,7 @@ componentsPatches:
       - key: leader-elect
         value: "false"
 EOF
+  inpod_kwokctl_patch >>"$f"
   [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
   echo "$f"
 }
@@ -457,6 +466,7 @@ up_one() {
   fi
   check_loopback "$name"
   operator_start "$name"
+  inpod_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
 
@@ -487,45 +497,23 @@ check_loopback() {
 # under the kwok work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir
 # catches it.
 OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
-operator_pid() { # name -> the running stand-in's pid (fails when none runs)
-  local pid cmd
-  pid=$(cat "$OPERATOR_DIR/$1.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) &&
-    [[ "$cmd" == *"nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "* ]] && echo "$pid"
-}
+operator_match() { echo "nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
 operator_start() {
-  local name=$1 pid i
+  local name=$1
   [ "$name" != nvcf-dev ] || return 0
-  mkdir -p "$OPERATOR_DIR"
-  if pid=$(operator_pid "$name"); then
-    log "cluster $name: stand-in NVCA operator already running (pid $pid)"
-    return 0
-  fi
-  rm -f "$OPERATOR_DIR/$name.pid"
-  setsid -f node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
-    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid" \
-    </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
-  for i in $(seq 1 50); do
-    pid=$(operator_pid "$name") && { log "cluster $name: stand-in NVCA operator started (pid $pid, log $OPERATOR_DIR/$name.log)"; return 0; }
-    sleep 0.2
-  done
-  tail -n 20 "$OPERATOR_DIR/$name.log" >&2 || true
-  die "cluster $name: the stand-in NVCA operator did not start (log $OPERATOR_DIR/$name.log)"
+  host_process_start "$OPERATOR_DIR" "$name" "$(operator_match "$name")" "stand-in NVCA operator" \
+    node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
+    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid"
 }
 operator_stop() {
-  local name=$1 pid i
-  if pid=$(operator_pid "$name"); then
-    kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-    log "cluster $name: stand-in NVCA operator stopped"
-  fi
-  rm -f "$OPERATOR_DIR/$name.pid" "$OPERATOR_DIR/$name.state"
+  host_process_stop "$OPERATOR_DIR" "$1" "$(operator_match "$1")" "stand-in NVCA operator"
+  rm -f "$OPERATOR_DIR/$1.state"
 }
 
 down_one() {
   local name=$1
   operator_stop "$name"
+  inpod_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p

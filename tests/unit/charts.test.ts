@@ -6,10 +6,10 @@
  *    the local kwok clusters (`_lib/check-manifests.js`).
  * 2. Every case of `_lib/negative-cases.txt` makes `helm template` fail with the expected error, and that
  *    error names the chart and the key the case sets.
- * 3. The program's own values pass the charts: for every committed example stack, bundles 0.8.0 and 0.7.0
- *    of the dev stacks, and an all-add-ons control plane and GPU cluster, every enabled release's stand-in
- *    chart renders with exactly the values the program computes (`tools/values.ts` `stackValues`, secret
- *    leaves as sentinels of the real shape).
+ * 3. The program's own values pass the charts: for every committed example stack, the dev stacks at bundles
+ *    0.7.0 and 0.6.1, and an all-add-ons control plane and GPU cluster at every bundle, every enabled release's
+ *    stand-in chart, at exactly the pinned version (its Chart.yaml), renders with exactly the values the program
+ *    computes (`tools/values.ts` `stackValues`, secret leaves as sentinels of the real shape).
  *
  * Helm comes from NVCF_HELM (scripts/test.sh exports the path `bash scripts/helm.sh` prints) or, when that is
  * unset, from the cache (`bash scripts/helm.sh --path`). Without Helm every test fails with the fix.
@@ -20,7 +20,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { releaseSpec, type BundleVersion } from "../../catalog/releases";
+import { BUNDLE_VERSIONS, releaseSpec, type BundleVersion } from "../../catalog/releases";
 import { stackValues, type ReleaseValues } from "../../tools/values";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -494,20 +494,21 @@ const EXAMPLE_STACKS = ["dev", "dev-gpu-a", "dev-gpu-b", "prod-eks", "prod-gpu-e
 const DEV_STACKS = ["dev", "dev-gpu-a", "dev-gpu-b"];
 const stackCases: StackCase[] = [];
 for (const s of EXAMPLE_STACKS) stackCases.push({ label: `stack ${s}`, stack: s, sets: {} });
-for (const s of DEV_STACKS) {
-  // The stack file at bundle 0.7.0; a GPU stack keeps only the add-ons that bundle ships.
-  const file = stackFile(s);
-  const addons = file["nvcf:plane"] === "compute" ? file["nvcf:addons"] : undefined;
-  stackCases.push({
-    label: `stack ${s} at bundle 0.7.0`,
-    stack: s,
-    sets: {
-      bundleVersion: "0.7.0",
-      ...(addons ? computeAddons("0.7.0", addons as Record<string, { enabled?: boolean }>) : {}),
-    },
-  });
-}
-for (const b of ["0.8.0", "0.7.0"] as const) {
+for (const b of BUNDLE_VERSIONS.filter((x) => x !== "0.8.0"))
+  for (const s of DEV_STACKS) {
+    // The stack file at an older bundle; a GPU stack keeps only the add-ons that bundle ships.
+    const file = stackFile(s);
+    const addons = file["nvcf:plane"] === "compute" ? file["nvcf:addons"] : undefined;
+    stackCases.push({
+      label: `stack ${s} at bundle ${b}`,
+      stack: s,
+      sets: {
+        bundleVersion: b,
+        ...(addons ? computeAddons(b, addons as Record<string, { enabled?: boolean }>) : {}),
+      },
+    });
+  }
+for (const b of BUNDLE_VERSIONS) {
   stackCases.push({
     label: `all-add-ons control plane (dev) at bundle ${b}`,
     stack: "dev",
@@ -568,6 +569,12 @@ describe("the program's values pass the stand-in charts' schemas", () => {
         : Promise.resolve({ code: 0, out: "" });
       test(`${sc.label}: release ${name} renders chart ${r.chart} ${r.version} (${c ? c.dir : "no stand-in"}) with the program's values`, async () => {
         if (!c) throw new Error(`no stand-in chart for ${r.chart} ${r.version} under tests/charts`);
+        // The local chart source installs this directory; `nvcf up`'s preflight and Helm read its Chart.yaml.
+        if (c.version !== r.version)
+          throw new Error(
+            `${sc.label}: release ${name} pins ${r.chart} ${r.version}, but its stand-in tests/charts/${c.dir} is ` +
+              `version ${c.version}: add tests/charts/${r.chart}-${r.version}/`,
+          );
         const res = await run;
         if (res.code !== 0)
           throw new Error(
