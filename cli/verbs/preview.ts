@@ -38,6 +38,9 @@ export interface StackChanges {
 }
 
 const SECRET_MARK = "[secret]";
+/** The engine's stand-in for a value a preview cannot know yet (`resource.UnknownStringValue`), and how it is shown. */
+const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const UNKNOWN_MARK = "[unknown]";
 /** The engine's marker of a secret value in serialized state (the `4dabf…` signature key). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 /** Key names whose value is treated as secret even when not marked so (masking more than needed is safe). */
@@ -61,8 +64,9 @@ function isSecret(v: unknown): boolean {
 
 /**
  * The value at a property path of a resource's inputs for display: `[secret]` when the value or any object
- * on the way is secret or the path names a credential; a short JSON text for scalars; `undefined` for
- * objects, lists, long values and absent ones.
+ * on the way is secret or the path names a credential; `[unknown]` for a value the preview cannot know yet
+ * (known once the update has run); a short JSON text for scalars; `undefined` for objects, lists, long values
+ * and absent ones.
  */
 export function displayValue(inputs: Record<string, unknown> | undefined, path: string): string | undefined {
   const segs = parsePropertyPath(path);
@@ -74,6 +78,7 @@ export function displayValue(inputs: Record<string, unknown> | undefined, path: 
     cur = (cur as Record<string | number, unknown>)[s];
   }
   if (isSecret(cur)) return SECRET_MARK;
+  if (cur === UNKNOWN_VALUE) return UNKNOWN_MARK;
   if (cur === undefined || (typeof cur === "object" && cur !== null)) return undefined;
   const text = JSON.stringify(cur);
   return text.length > 60 ? undefined : text;

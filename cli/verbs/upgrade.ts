@@ -433,20 +433,25 @@ export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<E
     process.off("SIGINT", onSigint);
   }
 
-  // 7. Verification: the checks, and every deployed stack's outputs at the target.
+  // 7. Verification: the checks (of the stack files as written now), and every deployed stack's outputs.
+  const { loadEnvironment } = await import("../environment");
+  const now = loadEnvironment(env.projectDir, env.name);
   const registered = await a.registrationsOf(env);
   const health = await a.asConfigError(() =>
-    checkHealth(deployedEnv, {
-      kubeconfig: opts.kubeconfig,
-      secrets,
-      registrations: registered,
-      retryForSeconds: opts.verifySeconds ?? 600,
-      onRetry: (unhealthy, left) =>
-        out(
-          `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ${unhealthy[0].object}: ` +
-            `${unhealthy[0].found}); checking again, for up to ${left} s more`,
-        ),
-    }),
+    checkHealth(
+      { ...now, compute: now.compute.filter((c) => !decision.notDeployed.includes(c.stack)) },
+      {
+        kubeconfig: opts.kubeconfig,
+        secrets,
+        registrations: registered,
+        retryForSeconds: opts.verifySeconds ?? 600,
+        onRetry: (unhealthy, left) =>
+          out(
+            `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ${unhealthy[0].object}: ` +
+              `${unhealthy[0].found}); checking again, for up to ${left} s more`,
+          ),
+      },
+    ),
   );
   const code = printFindings("verification", health, { failCode: EXIT.health }, out);
   const after = await Promise.all(

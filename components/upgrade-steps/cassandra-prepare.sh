@@ -59,7 +59,11 @@ if [ -n "$shape" ] && [ "$state" = "live" ]; then
   if [ -z "$(record_get counts)" ]; then
     tables_text=$(data_tables "$first" "${keyspaces[@]}") || fail "cqlsh in pod $first failed; Cassandra was not touched"
     read -r -d '' -a tables <<<"$tables_text" || true
-    counts=$(row_counts "$first" "${tables[@]}") || fail "could not count the rows of ${tables[*]}; Cassandra was not touched"
+    if [ "${#tables[@]}" -eq 0 ]; then
+      counts="none"
+    else
+      counts=$(row_counts "$first" "${tables[@]}") || fail "could not count the rows of ${tables[*]}; Cassandra was not touched"
+    fi
     record_set counts "$counts"
   fi
   echo "$(now) row counts recorded: $(record_get counts)"

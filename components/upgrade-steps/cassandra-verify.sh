@@ -35,7 +35,7 @@ until_true "every Cassandra node to be UN (Up/Normal) in nodetool status" all_up
 echo "$(now) nodetool status: $replicas node(s) UN on NVIDIA's own chart"
 
 recorded=$(record_get counts)
-if [ -n "$recorded" ]; then
+if [ -n "$recorded" ] && [ "$recorded" != "none" ]; then
   read -r -a pairs <<<"$recorded"
   names=()
   for p in "${pairs[@]}"; do names+=("${p%%=*}"); done
