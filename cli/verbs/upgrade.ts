@@ -413,7 +413,8 @@ export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<E
         progress.close();
         const code = reportFailures([r]);
         err(
-          `nvcf upgrade: stopped in stack ${env.control.stack}, which still reads ${from} (its outputs name the bundle every release reached). Fix the cause and run ${resume} again: it goes on where this stopped`,
+          `nvcf upgrade: ${interrupted ? "interrupted" : "stopped"} in stack ${env.control.stack}, which still reads ${from} ` +
+            `(its outputs name the bundle every release reached). ${interrupted ? "Run" : "Fix the cause and run"} ${resume} again: it goes on where this stopped`,
         );
         return code === EXIT.ok ? EXIT.deployment : code;
       }

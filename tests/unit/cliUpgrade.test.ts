@@ -53,7 +53,9 @@ describe("arguments", () => {
 
   test("the verb is listed in the help", async () => {
     const r = await nvcf("--help");
-    expect(r.out).toMatch(/^\s+upgrade \[options\]\s+move the deployed environment to another NVCF\s+bundle/m);
+    expect(r.out).toMatch(
+      /^\s+upgrade \[options\]\s+move the deployed environment to another NVCF\s+bundle/m,
+    );
   });
 
   test("--set: <stack>:<key>=<value>, a stack of the environment, not the keys the upgrade sets itself", () => {
