@@ -194,7 +194,8 @@ const MANUAL_0_7 =
  * touched then. The rules, in order:
  *
  * 1. Nothing deployed (no `bundleVersion` among the previous outputs: a first update, or a stack destroyed):
- *    nothing to migrate. Cassandra's layout is that of the target's chart.
+ *    nothing to migrate. Cassandra's layout is that of the target's chart, unless a run that stopped early
+ *    recorded the layout of a Cassandra it had deployed.
  * 2. Deployed at a bundle this program does not know (a newer program deployed it): refused.
  * 3. The target is older than the deployed bundle: refused (a downgrade; Helm would run older charts on data
  *    newer charts migrated). The way back is Helm's rollback per release or the backups.
@@ -238,19 +239,29 @@ export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOu
     steps: [],
     dataStores: [],
   };
-  const installAll = (): UpgradePlan => ({
-    ...base,
-    releases: [...toRel.values()].map((r) => ({
-      name: r.name,
-      chart: r.chart,
-      to: chartVersion(r, target, subject.versionOverrides),
-      kind: "install",
-    })),
-    cassandraLayout: targetLayout,
-  });
+  const recorded = previous.cassandraDataLayout;
+  const recordedLayout = recorded === "bitnami" || recorded === "official" ? recorded : undefined;
 
-  // Rule 1.
-  if (deployedText === undefined || deployedText === null || deployedText === "") return installAll();
+  // Rule 1. A run that stopped before the stack had its bundle output may still have recorded the layout of data
+  // it found on the volumes (the output is published first): that record holds.
+  if (deployedText === undefined || deployedText === null || deployedText === "") {
+    const listed =
+      previous.releases !== null &&
+      typeof previous.releases === "object" &&
+      "cassandra" in (previous.releases as object);
+    const layout = casSpec && listed && recordedLayout ? recordedLayout : targetLayout;
+    return {
+      ...base,
+      releases: [...toRel.values()].map((r) => ({
+        name: r.name,
+        chart: r.chart,
+        to: chartVersion(r, target, subject.versionOverrides),
+        kind: "install",
+      })),
+      cassandraLayout: layout,
+      cassandraAdopted: !!casSpec && layout === "bitnami" && targetLayout === "official",
+    };
+  }
   // Rule 2.
   if (!isBundle(deployedText)) {
     throw new ConfigError(stack, [
@@ -265,16 +276,11 @@ export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOu
   const from = deployedText;
   const deployed = deployedNames(plane, from, flags, previous);
   const wasCassandra = plane === "control" && deployed.has("cassandra");
-  const recorded = previous.cassandraDataLayout;
   const fromCasVersion = wasCassandra ? releaseSpec("cassandra").versions[from] : undefined;
   const layout: CassandraLayout | undefined = !casSpec
-    ? recorded === "bitnami" || recorded === "official"
-      ? recorded
-      : undefined
+    ? recordedLayout
     : wasCassandra
-      ? recorded === "bitnami" || recorded === "official"
-        ? recorded
-        : cassandraLineage(fromCasVersion ?? "0.18.0")
+      ? (recordedLayout ?? cassandraLineage(fromCasVersion ?? "0.18.0"))
       : targetLayout;
   const adopted = !!casSpec && layout === "bitnami" && targetLayout === "official";
 

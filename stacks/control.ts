@@ -179,10 +179,14 @@ async function buildControlPlane(
   const outputs = { ...contract, ...extra, releases: pulumi.output(statuses) };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
+  // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
+  const { bundleVersion, ...rest } = contract;
+  const from = upgrade.plan.from;
   const settled = publishAsKnown(
     {
-      values: { ...contract, ...extra },
+      values: { ...rest, ...extra, ...(from === undefined ? { bundleVersion } : {}) },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+      ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },
     undefined,
     acks,

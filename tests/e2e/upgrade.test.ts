@@ -229,18 +229,25 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     for (let i = 0; i < 3; i++)
       writeMarkerTable(claimsBefore["dev"][`cassandra-system/data-cassandra-${i}`].dir);
     registrations = outputs(p, "dev")["clusterRegistrations"];
-    for (const c of ["gpu-a", "gpu-b"])
-      identity[c] = p.kubectl(
-        c,
-        "get",
-        "configmap",
-        "nvcfbackend-self-managed",
-        "-n",
-        "nvca-operator",
-        "-o",
-        "jsonpath={.data}",
-      );
+    for (const c of ["gpu-a", "gpu-b"]) identity[c] = ids(p, c);
   }, 1_200_000);
+
+  /** The registration IDs the operator's cluster DTO carries (the rest of it changes with the chart). */
+  function ids(p: E2eProject, cluster: string): string {
+    const dto = p.kubectl(
+      cluster,
+      "get",
+      "configmap",
+      "nvcfbackend-self-managed",
+      "-n",
+      "nvca-operator",
+      "-o",
+      "jsonpath={.data.cluster-dto\\.yaml}",
+    );
+    return lines(dto)
+      .filter((l) => /^(clusterId|clusterGroupId|ncaID):/.test(l))
+      .join("\n");
+  }
 
   afterAll(() => {
     const keep = process.env["NVCF_E2E_TRANSCRIPT"];
@@ -262,6 +269,8 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     expect(Object.keys(claimsBefore["gpu-b"]).length).toBeGreaterThan(0); // Dynamo's NATS
     expect(markerRows(p)).toMatch(/^\s+count\n-+\n\s+3\n/m);
     expect(before["dev"]["cassandra-system/cassandra"].chart).toBe("helm-nvcf-cassandra@0.17.0");
+    for (const c of ["gpu-a", "gpu-b"])
+      expect(identity[c]).toMatch(/^clusterGroupId: \S+\nclusterId: \S+\nncaID: nvcf-default$/);
   });
 
   test("a downgrade (0.7.0 → 0.6.1) is refused before anything is touched", () => {
@@ -323,7 +332,7 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     );
     expect(code).not.toBe(0);
     expect(err).toMatch(/nvcf upgrade: interrupted; waiting for the operations in flight to stop/);
-    expect(err).toMatch(/run nvcf upgrade --env dev --to 0\.8\.0 again/);
+    expect(err).toMatch(/[Rr]un nvcf upgrade --env dev --to 0\.8\.0 again/);
     expect(outputs(p, "dev")["bundleVersion"]).toBe("0.7.0");
     expect(fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8")).toMatch(
       /nvcf:bundleVersion: "?0\.8\.0"?$/m,
@@ -399,18 +408,7 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
   test("the GPU clusters keep their registration IDs; NVCFBackends healthy; nvcf status exit 0; outputs at 0.8.0", () => {
     expect(outputs(p, "dev")["clusterRegistrations"]).toEqual(registrations);
     for (const c of ["gpu-a", "gpu-b"]) {
-      expect(
-        p.kubectl(
-          c,
-          "get",
-          "configmap",
-          "nvcfbackend-self-managed",
-          "-n",
-          "nvca-operator",
-          "-o",
-          "jsonpath={.data}",
-        ),
-      ).toBe(identity[c]);
+      expect(ids(p, c)).toBe(identity[c]);
       expect(
         p.kubectl(
           c,

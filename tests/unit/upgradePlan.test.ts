@@ -79,6 +79,21 @@ describe("rule 1: nothing deployed", () => {
   });
 });
 
+test("rule 1: a run that stopped before the stack had its bundle output keeps the layout it recorded", () => {
+  const cfg = control("0.8.0");
+  const p = planUpgrade(controlSubject(cfg, "dev"), {
+    releases: { cassandra: "unfinished" },
+    cassandraDataLayout: "bitnami",
+  });
+  expect(p.moving).toBe(false);
+  expect(p.cassandraLayout).toBe("bitnami");
+  expect(p.cassandraAdopted).toBe(true);
+  // Without Cassandra among the releases it had, the record is not about these volumes.
+  expect(planUpgrade(controlSubject(cfg, "dev"), { cassandraDataLayout: "bitnami" }).cassandraAdopted).toBe(
+    false,
+  );
+});
+
 describe("rules 2-5: refused moves, before anything is touched", () => {
   test("2: a deployed bundle this program does not know", () => {
     const e = refusal(() => planUpgrade(controlSubject(control("0.8.0"), "dev"), { bundleVersion: "0.9.0" }));
