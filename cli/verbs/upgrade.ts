@@ -316,12 +316,15 @@ export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<E
     const findings = await a.asConfigError(() =>
       checkHealth(deployedEnv, { kubeconfig: opts.kubeconfig, secrets, registrations }),
     );
-    const reach = findings.filter((f: Finding) => f.check === "cluster.reachable");
-    const code = printFindings("clusters", reach, { failCode: EXIT.health }, out);
-    if (code !== EXIT.ok) {
+    const unreachable = findings.filter((f: Finding) => f.check === "cluster.reachable" && !f.ok);
+    if (unreachable.length) {
+      printFindings("clusters", unreachable, { failCode: EXIT.health }, out);
       err("nvcf upgrade: a cluster does not answer; nothing was changed");
-      return code;
+      return EXIT.health;
     }
+    out(
+      `clusters answering: ${[deployedEnv.control, ...deployedEnv.compute].map((s) => s.stack).join(", ")}`,
+    );
   } else {
     const findings = await a.asConfigError(() =>
       checkHealth(deployedEnv, { kubeconfig: opts.kubeconfig, secrets, registrations }),

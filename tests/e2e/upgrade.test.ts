@@ -343,6 +343,7 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain", ...TARGET_SETS);
     if (r.code !== 0) throw new Error(`nvcf upgrade exited ${r.code}\n${r.out}\n${r.err}`);
     const out = lines(r.out);
+    expect(out[1]).toBe("clusters answering: dev, dev-gpu-a, dev-gpu-b");
     expect(out[0]).toMatch(
       /^resuming the upgrade of environment dev to 0\.8\.0: the stack files name 0\.8\.0, .*dev is still at 0\.7\.0/,
     );
