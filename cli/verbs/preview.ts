@@ -252,6 +252,17 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
   return lines;
 }
 
+/**
+ * The upgrade plan a stack's program printed in its preview (an info diagnostic beginning `upgrade plan of stack`,
+ * components/upgradePlan.ts `formatPlan`), as lines; none when the stack does not move to another bundle.
+ */
+export function upgradePlanLines(events: readonly EngineEvent[]): string[] {
+  const d = events
+    .map((e) => e.diagnosticEvent)
+    .find((x) => x?.severity === "info" && /^upgrade plan of stack /.test(x.message));
+  return d ? d.message.replace(/\s+$/, "").split("\n") : [];
+}
+
 /** Options of `nvcf preview`. */
 export interface PreviewOptions {
   stack?: string[];
@@ -292,6 +303,8 @@ export async function preview(env: Environment, opts: PreviewOptions): Promise<E
   if (opts.json)
     process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
   else {
+    // A stack that moves to another bundle: its program's upgrade plan first (components/upgradePlan.ts).
+    for (const r of results) for (const l of upgradePlanLines(r.events)) process.stdout.write(`${l}\n`);
     for (const l of formatPreview(changes, failed)) process.stdout.write(`${l}\n`);
     for (const n of notPreviewed) {
       process.stdout.write(

@@ -37,6 +37,8 @@ const TARGET_SETS = [
 ];
 
 const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
+/** Every command both parts ran and what it printed (NVCF_E2E_TRANSCRIPT keeps them, for docs/upgrading.md). */
+const transcript: string[] = [];
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** `npx nvcf <args>` in a project copy (stdin closed: not a terminal). */
@@ -151,6 +153,7 @@ describe("0.6.1: refusals before anything is touched", () => {
 
   afterAll(() => {
     p.pulumi("dev", ["destroy", "--yes", "--skip-preview"], { allowFail: true });
+    transcript.push(...p.transcript);
     p.remove();
   }, 900_000);
 
@@ -251,7 +254,7 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
 
   afterAll(() => {
     const keep = process.env["NVCF_E2E_TRANSCRIPT"];
-    if (keep) fs.writeFileSync(keep, p.transcript.join("\n"));
+    if (keep) fs.writeFileSync(keep, [...transcript, ...p.transcript].join("\n"));
     for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"])
       p.pulumi(s, ["destroy", "--yes", "--skip-preview"], { allowFail: true });
     p.remove();
@@ -446,6 +449,6 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
   }, 600_000);
 
   test("no secret in anything printed", () => {
-    expect(p.transcript.join("\n")).not.toContain(REGISTRY_KEY);
+    expect([...transcript, ...p.transcript].join("\n")).not.toContain(REGISTRY_KEY);
   });
 });

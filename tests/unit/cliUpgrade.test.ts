@@ -16,6 +16,7 @@ import {
   stepLines,
   upgradeDecision,
 } from "../../cli/verbs/upgrade";
+import { upgradePlanLines } from "../../cli/verbs/preview";
 import { parseRaw } from "../../config/load";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -204,4 +205,16 @@ test("step lines: what an upgrade step printed, from its outputs event; other re
   stepLines(ev("nvcf-teardown-guard", "command:local:Command", "create", "x"), (l) => got.push(l));
   stepLines(ev("nvcf-openbao-rollout", "command:local:Command", "same", "y"), (l) => got.push(l));
   expect(got).toEqual(["step cassandra-adoption-prepare: a", "step cassandra-adoption-prepare: b"]);
+});
+
+test("nvcf preview shows a moving stack's upgrade plan, from its program's info diagnostic", () => {
+  const diag = (severity: string, message: string) =>
+    ({ diagnosticEvent: { severity, message, color: "never" } }) as unknown as EngineEvent;
+  expect(
+    upgradePlanLines([
+      diag("warning", "upgrade plan of stack x: not this one"),
+      diag("info", "upgrade plan of stack dev: NVCF bundle 0.7.0 → 0.8.0\n  releases:\n    api  upgrade\n"),
+    ]),
+  ).toEqual(["upgrade plan of stack dev: NVCF bundle 0.7.0 → 0.8.0", "  releases:", "    api  upgrade"]);
+  expect(upgradePlanLines([diag("info", "something else")])).toEqual([]);
 });
