@@ -70,6 +70,14 @@ export function buildProgram(
     )
       .argParser(collect)
       .default([]);
+  const verifySeconds = () =>
+    new Option(
+      "--verify-seconds <n>",
+      "how long verification keeps re-checking while something is not healthy yet (the NVCA operator " +
+        "reports its agent healthy within about 10 minutes of its install)",
+    )
+      .argParser(positiveInt)
+      .default(600);
   const kubeconfig = () =>
     new Option("--kubeconfig <file>", "kubeconfig for the checks (default: $KUBECONFIG)").default(
       process.env["KUBECONFIG"],
@@ -92,15 +100,7 @@ export function buildProgram(
     .addOption(parallel())
     .addOption(policy())
     .addOption(kubeconfig())
-    .addOption(
-      new Option(
-        "--verify-seconds <n>",
-        "how long verification keeps re-checking while something is not healthy yet (the NVCA operator " +
-          "reports its agent healthy within about 10 minutes of its install)",
-      )
-        .argParser(positiveInt)
-        .default(600),
-    )
+    .addOption(verifySeconds())
     .option("--yes", "do not ask for confirmation (required when not interactive)")
     .option("--plain", "plain progress lines even on a terminal")
     .action(async (o) => {
@@ -124,14 +124,7 @@ export function buildProgram(
     .addOption(parallel())
     .addOption(policy())
     .addOption(kubeconfig())
-    .addOption(
-      new Option(
-        "--verify-seconds <n>",
-        "how long verification keeps re-checking while something is not healthy yet",
-      )
-        .argParser(positiveInt)
-        .default(600),
-    )
+    .addOption(verifySeconds())
     .option("--yes", "do not ask for confirmation (required when not interactive)")
     .option("--plain", "plain progress lines even on a terminal")
     .action(async (o) => {

@@ -43,21 +43,14 @@ import { CliError, printFindings } from "../report";
 import { EXIT, type Environment, type ExitCode, type Finding, type StackFile } from "../types";
 import { formatPreview, stackChanges } from "./preview";
 import { confirm, reportFailures, requireYesOrTerminal } from "./select";
-import { progressFor } from "./up";
+import { type UpOptions, progressFor } from "./up";
 
-/** Options of `nvcf upgrade`. */
-export interface UpgradeOptions {
+/** Options of `nvcf upgrade`: those of `nvcf up` but `--stack` (the whole environment moves), and these. */
+export interface UpgradeOptions extends Omit<UpOptions, "stack"> {
   /** The target bundle. */
   to: string;
   /** `<stack>:<key>=<value>` config changes that go with the bundle change (repeatable). */
   set?: string[];
-  yes?: boolean;
-  plain?: boolean;
-  parallel: number;
-  policyPack?: string[];
-  kubeconfig?: string;
-  /** How long verification re-checks while something is not healthy yet (default 600 s, as `nvcf up`). */
-  verifySeconds?: number;
 }
 
 /** One `--set <stack>:<key>=<value>`: an `nvcf:` key (a `--path` key path, no prefix) of one stack. */

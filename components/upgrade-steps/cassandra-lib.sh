@@ -50,18 +50,27 @@ migration_tables() {
     cql_rows | awk '!/^#$/' | sort
 }
 
+# per_name <pod> <statement with NAME> <names...>: runs the statement once per name (NAME replaced by it), in one
+# cqlsh call, and prints `<name>|<row>` for every row of each result, results in the order of the names.
+per_name() {
+  local pod="$1" stmt="$2"
+  shift 2
+  [ "$#" -gt 0 ] || return 0
+  local q="" t
+  for t in "$@"; do q="$q ${stmt//NAME/$t};"; done
+  cql "$pod" "$q" | cql_rows | awk -v names="$*" '
+    BEGIN { split(names, t, " ") }
+    /^#$/ { i++; next }
+    { print t[i] "|" $0 }
+  '
+}
+
 # dirty_migrations <pod> <tables...>: the tables with a dirty schema migration, one per line.
 dirty_migrations() {
   local pod="$1"
   shift
-  [ "$#" -gt 0 ] || return 0
-  local q="" t
-  for t in "$@"; do q="$q SELECT version, dirty FROM schema_migrations.$t;"; done
-  cql "$pod" "$q" | cql_rows | awk -v names="$*" '
-    BEGIN { n = split(names, t, " ") }
-    /^#$/ { i++; next }
-    { split($0, c, "|"); if (tolower(c[2]) == "true") print t[i] }
-  ' | sort -u
+  per_name "$pod" "SELECT version, dirty FROM schema_migrations.NAME" "$@" |
+    awk -F'|' 'tolower($3) == "true" { print $1 }' | sort -u
 }
 
 # data_tables <pod> <keyspaces...>: `keyspace.table` for every table of the keyspaces given.
@@ -76,19 +85,17 @@ data_tables() {
   ' | sort
 }
 
-# row_counts <pod> <keyspace.table...>: `keyspace.table=N` for each table, space-separated, in the order given.
+# row_counts <pod> <keyspace.table...>: `keyspace.table=N` for each table, space-separated, in the order given;
+# fails when a table's count is missing.
 row_counts() {
   local pod="$1"
   shift
   [ "$#" -gt 0 ] || return 0
-  local q="" t
-  for t in "$@"; do q="$q SELECT COUNT(*) FROM $t;"; done
-  cql "$pod" "$q" | cql_rows | awk -v names="$*" '
+  per_name "$pod" "SELECT COUNT(*) FROM NAME" "$@" | awk -F'|' -v names="$*" '
     BEGIN { n = split(names, t, " ") }
-    /^#$/ { i++; next }
-    i >= 1 && i <= n && !(i in got) { got[i] = $1 }
+    !($1 in got) { got[$1] = $2 }
     END {
-      for (j = 1; j <= n; j++) { if (!(j in got)) exit 1; printf "%s%s=%s", (j > 1 ? " " : ""), t[j], got[j] }
+      for (j = 1; j <= n; j++) { if (!(t[j] in got)) exit 1; printf "%s%s=%s", (j > 1 ? " " : ""), t[j], got[t[j]] }
       print ""
     }
   '

@@ -115,15 +115,20 @@ function writeMarkerTable(dir: string): void {
   );
 }
 
+/** kubectl on the dev cluster's cassandra-system namespace, never failing: exit code and both streams. */
+function devCassandra(p: E2eProject, args: string[], input = "") {
+  return spawnSync("kubectl", ["--context", "kwok-nvcf-dev", "-n", "cassandra-system", ...args], {
+    env: p.env,
+    encoding: "utf8",
+    input,
+  });
+}
+
 /** Rows of nvcf_api.upgrade_marker as cassandra-0's cqlsh counts them (the login from a private credentials file). */
 function markerRows(p: E2eProject): string {
-  const r = spawnSync(
-    "kubectl",
+  const r = devCassandra(
+    p,
     [
-      "--context",
-      "kwok-nvcf-dev",
-      "-n",
-      "cassandra-system",
       "exec",
       "-i",
       "cassandra-0",
@@ -134,7 +139,7 @@ function markerRows(p: E2eProject): string {
       "-c",
       'umask 077; f=$(mktemp); IFS= read -r p; printf "[PlainTextAuthProvider]\\nusername = cassandra\\npassword = %s\\n" "$p" >"$f"; cqlsh --credentials "$f" -e "SELECT COUNT(*) FROM nvcf_api.upgrade_marker"; rc=$?; rm -f "$f"; exit $rc',
     ],
-    { env: p.env, encoding: "utf8", input: "cassandra\n" },
+    "cassandra\n",
   );
   return `${r.stdout}${r.stderr}`;
 }
@@ -303,22 +308,14 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     const deadline = Date.now() + 600_000;
     let started = false;
     while (!started && Date.now() < deadline) {
-      const r = spawnSync(
-        "kubectl",
-        [
-          "--context",
-          "kwok-nvcf-dev",
-          "-n",
-          "cassandra-system",
-          "get",
-          "configmap",
-          "nvcf-cassandra-adoption",
-          "-o",
-          "name",
-          "--ignore-not-found",
-        ],
-        { env: p.env, encoding: "utf8" },
-      );
+      const r = devCassandra(p, [
+        "get",
+        "configmap",
+        "nvcf-cassandra-adoption",
+        "-o",
+        "name",
+        "--ignore-not-found",
+      ]);
       started = r.status === 0 && r.stdout.trim() !== "";
       if (!started) await sleep(250);
     }

@@ -6,38 +6,30 @@
 import * as path from "node:path";
 import { SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
 import { ConfigError } from "../../config/problems";
-import { type RenderResult, type Rendered, mockGateway, render } from "./harness";
+import { enabledReleases } from "../../catalog/releases";
+import { validateConfig } from "../../config/load";
+import type { ControlPlaneConfig } from "../../config/schema";
+import { controlFlags } from "../../values/control";
+import { type RenderResult, type Rendered, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
 
+/** The dev stack file's config at a bundle, validated as the program does. */
+function devConfig(bundle: string): ControlPlaneConfig {
+  const f = readStackFile("dev", { bundleVersion: bundle });
+  const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
+  return validateConfig(
+    raw,
+    new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, ""))),
+    "dev",
+  ) as ControlPlaneConfig;
+}
+
 /** Every release the dev control plane deploys at 0.7.0, as its `releases` output lists them. */
-const DEV_070_RELEASES = [
-  "prometheus-operator-crds",
-  "opentelemetry-operator",
-  "victoria-metrics",
-  "otel-collector",
-  "default-monitors",
-  "nats",
-  "cert-manager",
-  "openbao-server",
-  "cassandra",
-  "api-keys",
-  "sis",
-  "api",
-  "nvct-api",
-  "invocation-service",
-  "grpc-proxy",
-  "ratelimiter",
-  "ess-api",
-  "notary-service",
-  "admin-issuer-proxy",
-  "reval",
-  "nats-auth-callout-service",
-  "ingress",
-  "state-metrics",
-  "function-autoscaler",
-];
+const DEV_070_RELEASES = enabledReleases("control", "0.7.0", controlFlags(devConfig("0.7.0"))).map(
+  (r) => r.name,
+);
 const deployed = (bundle: string, layout?: string) => ({
   bundleVersion: bundle,
   releases: Object.fromEntries(DEV_070_RELEASES.map((n) => [n, "deployed"])),
