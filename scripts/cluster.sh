@@ -37,6 +37,9 @@
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
 # and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
+# (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
+# Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
 # `kubectl exec` works on every cluster (kwok's Exec API); on nvcf-dev `up` also starts the host process behind the
 # stand-in in-pod tools (nodetool, cqlsh, bao in the Cassandra and OpenBao pods): scripts/inpod.sh.
 set -euo pipefail
@@ -60,6 +63,9 @@ READINESS_SCALE="${NVCF_READINESS_SCALE:-20}"
 case "$READINESS_PROFILE" in none | real) ;; *) die "NVCF_READINESS_PROFILE must be none or real, got '$READINESS_PROFILE'" ;; esac
 [[ "$READINESS_SCALE" =~ ^[1-9][0-9]*$ ]] || die "NVCF_READINESS_SCALE must be a positive integer, got '$READINESS_SCALE'"
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
+# The controllerName of GatewayClass eg: Envoy Gateway's own (its default EnvoyGateway configuration), which the
+# stand-in gateway controller answers for.
+GATEWAY_CONTROLLER_NAME=gateway.envoyproxy.io/gatewayclass-controller
 
 cmd="${1:-up}"
 shift || true
@@ -344,7 +350,7 @@ profile_wanted() {
 }
 
 gateway_yaml() {
-  cat <<'EOF'
+  cat <<EOF
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -362,7 +368,7 @@ kind: GatewayClass
 metadata:
   name: eg
 spec:
-  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  controllerName: $GATEWAY_CONTROLLER_NAME
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -456,15 +462,15 @@ up_one() {
     for f in "$crd_dir"/gateway.networking.k8s.io_*.yaml; do k "$name" apply --server-side -f "$f" >/dev/null; done
     k "$name" wait --for=condition=Established crd --all --timeout=60s >/dev/null
     gateway_yaml | k "$name" apply -f - >/dev/null
-    # No Envoy here: report the Gateway as a controller would (Programmed, address on loopback).
-    local ts
-    ts=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    k "$name" patch gatewayclass eg --subresource=status --type=merge -p \
-      "{\"status\":{\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
-    k "$name" -n envoy-gateway patch gateway nvcf-gateway --subresource=status --type=merge -p \
-      "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
   fi
   check_loopback "$name"
+  if [ "$name" = nvcf-dev ]; then
+    # No Envoy here: the stand-in controller reports the class, the Gateway (Programmed, address on loopback) and
+    # the routes as Envoy Gateway's controller would; its first pass is awaited, so preflight finds them reported.
+    gateway_start "$name"
+    k "$name" wait --for=condition=Accepted gatewayclass/eg --timeout=60s >/dev/null
+    k "$name" -n envoy-gateway wait --for=condition=Programmed gateway/nvcf-gateway --timeout=60s >/dev/null
+  fi
   operator_start "$name"
   inpod_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
@@ -510,9 +516,22 @@ operator_stop() {
   rm -f "$OPERATOR_DIR/$1.state"
 }
 
+# The stand-in gateway controller of a cluster with Gateways (tests/bin/gateway-controller; what it writes and does
+# not is in its header): a detached host process like the operator, pid file and log in $GATEWAY_DIR. It answers for
+# GatewayClasses of $GATEWAY_CONTROLLER_NAME and reports 127.0.0.1 as the Gateways' address (nothing listens there).
+GATEWAY_DIR="$NVCF_LOCAL_DIR/gateway"
+gateway_match() { echo "gateway-controller --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
+gateway_start() {
+  host_process_start "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller" \
+    node "$ROOT/tests/bin/gateway-controller" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --pid-file "$GATEWAY_DIR/$1.pid" --controller-name "$GATEWAY_CONTROLLER_NAME" --address 127.0.0.1
+}
+gateway_stop() { host_process_stop "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller"; }
+
 down_one() {
   local name=$1
   operator_stop "$name"
+  gateway_stop "$name"
   inpod_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.

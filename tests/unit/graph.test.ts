@@ -336,9 +336,11 @@ describe("stack reference contract", () => {
       controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES],
     });
     const secretRes = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret");
-    // pullSecretNamespaces (nvca-operator, nvca-system, nvcf-backend) and kube-system for the node tuner.
+    // pullSecretNamespaces (nvca-operator, nvca-system, nvcf-backend), kube-system for the node tuner and the
+    // observability namespace (profile compute: NVIDIA's observability stack on the GPU cluster).
     expect(secretRes.map((x) => (x.inputs["metadata"] as { namespace?: string }).namespace).sort()).toEqual([
       "kube-system",
+      "monitoring",
       "nvca-operator",
       "nvca-system",
       "nvcf-backend",
