@@ -95,42 +95,43 @@ export function buildProgram(
       setCode(await preview(env(o), { ...o, policyPack: o.policyPack, stack: o.stack }));
     });
 
-  verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
-    .addOption(stacks())
-    .addOption(parallel())
-    .addOption(policy())
-    .addOption(kubeconfig())
-    .addOption(verifySeconds())
-    .option("--yes", "do not ask for confirmation (required when not interactive)")
-    .option("--plain", "plain progress lines even on a terminal")
-    .action(async (o) => {
-      const { up } = await import("./verbs/up");
-      setCode(await up(env(o), o));
-    });
+  /** The options of the verbs that deploy (up, upgrade), after their own. */
+  const deploying = (c: Command) =>
+    c
+      .addOption(parallel())
+      .addOption(policy())
+      .addOption(kubeconfig())
+      .addOption(verifySeconds())
+      .option("--yes", "do not ask for confirmation (required when not interactive)")
+      .option("--plain", "plain progress lines even on a terminal");
 
-  verb(
-    "upgrade",
-    "move the deployed environment to another NVCF bundle: checks, plan, control plane, GPU clusters, verification",
-  )
-    .requiredOption("--to <bundle>", "the NVCF bundle to move to (one bundle after the deployed one)")
-    .addOption(
-      new Option(
-        "--set <stack:key=value>",
-        "a config change that goes with the bundle change, written to that stack's file like `pulumi config set --path` (repeatable)",
-      )
-        .argParser(collect)
-        .default([]),
+  deploying(
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
+      stacks(),
+    ),
+  ).action(async (o) => {
+    const { up } = await import("./verbs/up");
+    setCode(await up(env(o), o));
+  });
+
+  deploying(
+    verb(
+      "upgrade",
+      "move the deployed environment to another NVCF bundle: checks, plan, control plane, GPU clusters, verification",
     )
-    .addOption(parallel())
-    .addOption(policy())
-    .addOption(kubeconfig())
-    .addOption(verifySeconds())
-    .option("--yes", "do not ask for confirmation (required when not interactive)")
-    .option("--plain", "plain progress lines even on a terminal")
-    .action(async (o) => {
-      const { upgrade } = await import("./verbs/upgrade");
-      setCode(await upgrade(env(o), o));
-    });
+      .requiredOption("--to <bundle>", "the NVCF bundle to move to (one bundle after the deployed one)")
+      .addOption(
+        new Option(
+          "--set <stack:key=value>",
+          "a config change that goes with the bundle change, written to that stack's file like `pulumi config set --path` (repeatable)",
+        )
+          .argParser(collect)
+          .default([]),
+      ),
+  ).action(async (o) => {
+    const { upgrade } = await import("./verbs/upgrade");
+    setCode(await upgrade(env(o), o));
+  });
 
   verb("destroy", "destroy the GPU-cluster stacks (drained), then the control plane")
     .addOption(stacks())

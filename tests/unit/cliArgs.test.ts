@@ -5,23 +5,13 @@
  */
 import * as path from "node:path";
 import { loadEnvironment } from "../../cli/environment";
-import { main } from "../../cli/main";
+import { nvcf } from "./cliRun";
 import { CliError } from "../../cli/report";
 import { EXIT } from "../../cli/types";
 import { checkDestroyOrder } from "../../cli/verbs/destroy";
 import { selectStacks } from "../../cli/verbs/select";
 
 const ROOT = path.resolve(__dirname, "../..");
-
-async function nvcf(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "nvcf", ...args], {
-    write: (s) => (out += s),
-    writeErr: (s) => (err += s),
-  });
-  return { code, out, err };
-}
 
 test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();

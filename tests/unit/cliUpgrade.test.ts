@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { loadEnvironment } from "../../cli/environment";
-import { main } from "../../cli/main";
+import { nvcf } from "./cliRun";
 import { CliError } from "../../cli/report";
 import { EXIT } from "../../cli/types";
 import {
@@ -21,16 +21,6 @@ import { parseRaw } from "../../config/load";
 
 const ROOT = path.resolve(__dirname, "../..");
 const env = loadEnvironment(ROOT, "dev");
-
-async function nvcf(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "nvcf", ...args], {
-    write: (s) => (out += s),
-    writeErr: (s) => (err += s),
-  });
-  return { code, out, err };
-}
 
 describe("arguments", () => {
   test("--to is required, and must be a bundle this program knows", async () => {

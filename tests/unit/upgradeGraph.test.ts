@@ -7,29 +7,24 @@ import * as path from "node:path";
 import { SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
 import { ConfigError } from "../../config/problems";
 import { enabledReleases } from "../../catalog/releases";
-import { validateConfig } from "../../config/load";
-import type { ControlPlaneConfig } from "../../config/schema";
 import { controlFlags } from "../../values/control";
-import { type RenderResult, type Rendered, mockGateway, readStackFile, render } from "./harness";
+import { type RenderResult, type Rendered, mockGateway, render, validatedConfig } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
 
-/** The dev stack file's config at a bundle, validated as the program does. */
-function devConfig(bundle: string): ControlPlaneConfig {
-  const f = readStackFile("dev", { bundleVersion: bundle });
-  const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
-  return validateConfig(
-    raw,
-    new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, ""))),
-    "dev",
-  ) as ControlPlaneConfig;
-}
-
 /** Every release the dev control plane deploys at 0.7.0, as its `releases` output lists them. */
-const DEV_070_RELEASES = enabledReleases("control", "0.7.0", controlFlags(devConfig("0.7.0"))).map(
-  (r) => r.name,
-);
+const DEV_070_RELEASES = enabledReleases(
+  "control",
+  "0.7.0",
+  controlFlags(validatedConfig("dev", { bundleVersion: "0.7.0" })),
+).map((r) => r.name);
+/** The step resources of dev's control plane once it has been at 0.7.0, in the order `steps` lists them. */
+const DEV_STEPS = [
+  "nvcf-openbao-rollout",
+  "nvcf-cassandra-adoption-prepare",
+  "nvcf-cassandra-adoption-verify",
+];
 const deployed = (bundle: string, layout?: string) => ({
   bundleVersion: bundle,
   releases: Object.fromEntries(DEV_070_RELEASES.map((n) => [n, "deployed"])),
@@ -62,11 +57,7 @@ describe("dev, 0.7.0 → 0.8.0", () => {
 
   test("renders; the steps of the move are in place", () => {
     expect(r.error).toBeUndefined();
-    expect(steps(r)).toEqual([
-      "nvcf-openbao-rollout",
-      "nvcf-cassandra-adoption-prepare",
-      "nvcf-cassandra-adoption-verify",
-    ]);
+    expect(steps(r)).toEqual(DEV_STEPS);
   });
 
   test("OpenBao first and alone: only its prerequisites before it, its rollout after it", () => {
@@ -130,11 +121,7 @@ describe("dev after the move (deployed at 0.8.0, data adopted)", () => {
 
   test("the same steps with the same inputs stay in place, and the move's order is gone", () => {
     expect(r.error).toBeUndefined();
-    expect(steps(r)).toEqual([
-      "nvcf-openbao-rollout",
-      "nvcf-cassandra-adoption-prepare",
-      "nvcf-cassandra-adoption-verify",
-    ]);
+    expect(steps(r)).toEqual(DEV_STEPS);
     expect(byName(r, "nvcf-cassandra-adoption-prepare").dependsOn).toEqual([]);
     expect(byName(r, "nvcf-api").dependsOn).not.toContain("nvcf-cassandra-adoption-verify");
     expect(byName(r, "nvcf-cassandra").dependsOn).toContain("nvcf-cassandra-adoption-prepare");
@@ -142,12 +129,7 @@ describe("dev after the move (deployed at 0.8.0, data adopted)", () => {
 
   test("the step inputs do not depend on the bundle moved from (a second preview changes nothing)", async () => {
     const moving = await render({ stack: "dev", gateways: GATEWAYS, previousOutputs: deployed("0.7.0") });
-    for (const n of [
-      "nvcf-cassandra-adoption-prepare",
-      "nvcf-cassandra-adoption-verify",
-      "nvcf-openbao-rollout",
-    ])
-      expect([n, byName(r, n).inputs]).toEqual([n, byName(moving, n).inputs]);
+    for (const n of DEV_STEPS) expect([n, byName(r, n).inputs]).toEqual([n, byName(moving, n).inputs]);
     expect(cassandraValues(r)).toEqual(cassandraValues(moving));
   });
 

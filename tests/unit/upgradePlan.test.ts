@@ -3,7 +3,6 @@
  * configs, and the plan it makes of the moves it allows.
  */
 import * as path from "node:path";
-import { validateConfig } from "../../config/load";
 import { ConfigError } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import {
@@ -21,19 +20,12 @@ import {
 import { enabledReleases, inDependencyOrder } from "../../catalog/releases";
 import { controlFlags } from "../../values/control";
 import type { ComputeInputs } from "../../values/compute";
-import { readStackFile } from "./harness";
+import { thrown, validatedConfig } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 
-/** A stack file's config with `overrides` (keys without `nvcf:`), validated as the program does. */
-function config<T>(stack: string, overrides: Record<string, unknown> = {}): T {
-  const f = readStackFile(stack, overrides);
-  const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
-  const secret = new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, "")));
-  return validateConfig(raw, secret, stack) as T;
-}
 const control = (bundle: string, overrides: Record<string, unknown> = {}) =>
-  config<ControlPlaneConfig>("dev", { bundleVersion: bundle, ...overrides });
+  validatedConfig("dev", { bundleVersion: bundle, ...overrides });
 
 /** The previous outputs of a dev control plane deployed at `bundle` (every release of it deployed). */
 function deployedAt(bundle: string, extra: PreviousUpgradeOutputs = {}): PreviousUpgradeOutputs {
@@ -47,15 +39,7 @@ function deployedAt(bundle: string, extra: PreviousUpgradeOutputs = {}): Previou
 }
 
 /** The problems a refused plan names. */
-function refusal(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
+const refusal = (f: () => unknown): ConfigError => thrown(ConfigError, f);
 
 const kinds = (p: UpgradePlan) => Object.fromEntries(p.releases.map((r) => [r.name, r.kind]));
 
@@ -159,7 +143,7 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
   });
 
   test("a compute plane refuses its own downgrade and skip the same way", () => {
-    const gpuA = (b: string) => config<ComputePlaneConfig>("dev-gpu-a", { bundleVersion: b });
+    const gpuA = (b: string) => validatedConfig<ComputePlaneConfig>("dev-gpu-a", { bundleVersion: b });
     expect(
       refusal(() => planUpgrade(computeSubject(gpuA("0.7.0"), "dev-gpu-a"), { bundleVersion: "0.8.0" }))
         .problems[0].expected,
@@ -173,7 +157,7 @@ describe("rules 2-5: refused moves, before anything is touched", () => {
 
 describe("rule 6: backups acknowledged outside dev stacks", () => {
   const prod = (ack?: string) =>
-    config<ControlPlaneConfig>("prod-eks", {
+    validatedConfig<ControlPlaneConfig>("prod-eks", {
       bundleVersion: "0.8.0",
       ...(ack ? { upgrade: { backupsCopiedOffNode: ack } } : {}),
     });
@@ -338,7 +322,7 @@ describe("the compute plane's plan", () => {
   };
 
   test("gpu-b: the operator and Grove upgraded, KAI and topology installed with the bundle change, Dynamo kept", () => {
-    const cfg = config<ComputePlaneConfig>("dev-gpu-b");
+    const cfg = validatedConfig<ComputePlaneConfig>("dev-gpu-b");
     const p = planUpgrade(computeSubject(cfg, "dev-gpu-b", inputs), {
       bundleVersion: "0.7.0",
       releases: undefined,
