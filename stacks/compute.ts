@@ -12,7 +12,7 @@ import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
-import { COMPUTE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { computeUpgradePlan } from "./upgrade";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
@@ -146,20 +146,25 @@ export async function requireRegistryKey(ref: pulumi.StackReference, cfg: Comput
   ]);
 }
 
-/** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
+/**
+ * Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes, the
+ * installed-settings record). Errors: `ConfigError` for a setting that cannot change in place against what the
+ * stack deployed, or a mismatch with the control plane, before any resource but the stack references is registered.
+ */
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): settings that cannot change in place
+  // are refused before anything else.
+  const previous = await readDeployed();
+  refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
-  // missing one is reported once, as the config problem, not also as an unhandled exception per output. With them,
-  // this stack's own previous outputs (one read per run): the move from the bundle it is deployed at
-  // (components/upgradePlan.ts). Every problem of both is reported at once.
-  const [previous, cpValues] = await Promise.all([
-    previousOutputs(COMPUTE_PREVIOUS_OUTPUTS),
-    controlPlaneValues(ref, cfg),
-  ]);
+  // missing one is reported once, as the config problem, not also as an unhandled exception per output. With it,
+  // the move from the bundle this stack is deployed at (components/upgradePlan.ts); every problem of both is
+  // reported at once.
+  const cpValues = await controlPlaneValues(ref, cfg);
   const problems: Problem[] = [];
   const checked = <T>(f: () => T): T | undefined => {
     try {
@@ -209,13 +214,13 @@ export async function computePlaneStack(
     },
     { providers: { kubernetes: provider } },
   );
+  const statuses = Object.fromEntries(Object.entries(plane.releases).map(([k, r]) => [k, r.status]));
   // The bundle this GPU cluster is really at: known once every release finished at this bundle's chart (a failed
   // update keeps the previous value).
-  const atBundle = pulumi
-    .all(Object.values(plane.releases).map((r) => r.status))
-    .apply(() => cfg.bundleVersion);
+  const atBundle = pulumi.all(Object.values(statuses)).apply(() => cfg.bundleVersion);
   return {
     bundleVersion: atBundle,
+    ...installedOutputs(cfg, statuses),
     clusterName: pulumi.output(cfg.clusterName),
     clusterID: inputs.clusterID,
     clusterGroupID: inputs.clusterGroupID,

@@ -18,9 +18,10 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
-import { CONTROL_PREVIOUS_OUTPUTS, type PreviousOutputs, previousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous";
 import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
@@ -49,15 +50,20 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 }
 
 /**
- * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered.
+ * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
+ * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
+ * for a setting that cannot change in place against what the stack deployed (config/installed.ts) and a missing
+ * kubeconfig context of a GPU cluster, both before any resource but the read of the stack's own outputs is
+ * registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  // What the last update left (one read per run), and the bundle upgrade the config asks for: a move the program
-  // refuses fails here, before anything is touched (components/upgradePlan.ts).
-  const previous: PreviousOutputs = await previousOutputs(CONTROL_PREVIOUS_OUTPUTS);
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
+  // place is refused here, before anything is touched or read from a cluster (config/installed.ts), and so is a
+  // bundle upgrade the program cannot make (components/upgradePlan.ts).
+  const previous: PreviousOutputs = await readDeployed();
+  refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   const plan = controlUpgradePlan(cfg, previous);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
@@ -176,7 +182,9 @@ async function buildControlPlane(
   const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
     ? {}
     : { cassandraDataLayout: pulumi.output(layout) };
-  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses) };
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
+  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
+  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses), ...installed };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
@@ -184,7 +192,7 @@ async function buildControlPlane(
   const from = upgrade.plan.from;
   const settled = publishAsKnown(
     {
-      values: { ...rest, ...extra, ...(from === undefined ? { bundleVersion } : {}) },
+      values: { ...rest, ...extra, ...installed, ...(from === undefined ? { bundleVersion } : {}) },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
       ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },

@@ -9,20 +9,14 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /**
- * The previous outputs a control-plane stack reads, in its one `previousOutputs` call per run: each feature that
- * judges a change against what is deployed adds its names here.
+ * The previous outputs bundle upgrades read back (components/upgradePlan.ts `PreviousUpgradeOutputs`): part of
+ * the one read a stack makes per run (stacks/deployed.ts `DEPLOYED_OUTPUT_NAMES`). A compute-plane stack has only
+ * `bundleVersion` of them.
  */
-export const CONTROL_PREVIOUS_OUTPUTS: readonly string[] = [
-  // Bundle upgrades (components/upgradePlan.ts `PreviousUpgradeOutputs`).
+export const UPGRADE_PREVIOUS_OUTPUTS: readonly string[] = [
   "bundleVersion",
   "releases",
   "cassandraDataLayout",
-];
-
-/** The same for a compute-plane stack. */
-export const COMPUTE_PREVIOUS_OUTPUTS: readonly string[] = [
-  // Bundle upgrades (components/upgradePlan.ts `PreviousUpgradeOutputs`).
-  "bundleVersion",
 ];
 
 /** The outputs of this stack's last update, as far as the caller asked for them. */

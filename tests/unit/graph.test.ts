@@ -11,6 +11,7 @@ import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
 import { computeInputs, controlPlaneValues } from "../../stacks/compute";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
 import { ROOT, type RenderResult, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
@@ -71,7 +72,8 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
 
   test("the contract: plain outputs plain, each secret its own secret output", () => {
     for (const k of PLAIN_OUTPUT_NAMES) expect(Object.keys(r.outputs)).toContain(k);
-    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES].sort());
+    // The contract's secret outputs, and the digests of the installed settings (stacks/deployed.ts).
+    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
   });
 
   test("every child has a parent", () => {
@@ -320,11 +322,10 @@ describe("stack reference contract", () => {
     // Source order in stacks/compute.ts: the awaited check comes before the provider and the component.
     const src = fs.readFileSync(path.join(ROOT, "stacks/compute.ts"), "utf8");
     const body = src.slice(src.indexOf("export async function computePlaneStack"));
-    // Awaited together with the stack's own previous outputs (the upgrade's check).
-    const check = body.indexOf("controlPlaneValues(ref, cfg)");
-    expect(body.slice(0, check)).toMatch(
-      /await Promise\.all\(\[\s*previousOutputs\(COMPUTE_PREVIOUS_OUTPUTS\),\s*$/,
-    );
+    // After the one read of the stack's own previous outputs (stacks/deployed.ts), awaited.
+    const check = body.indexOf("await controlPlaneValues(ref, cfg)");
+    expect(body.indexOf("await readDeployed()")).toBeGreaterThan(0);
+    expect(body.indexOf("await readDeployed()")).toBeLessThan(check);
     expect(check).toBeGreaterThan(0);
     expect(check).toBeLessThan(body.indexOf("new k8s.Provider("));
     expect(check).toBeLessThan(body.indexOf("new ComputePlane("));
@@ -491,7 +492,13 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
     });
     expect(r.error?.message).toBe(refusal.message);
     const types = new Set(r.resources.map((x) => x.type));
-    expect([...types].filter((t) => !FIRST_STEP.has(t) && t !== "pulumi:providers:kubernetes")).toEqual([]);
+    // Besides the first step: the provider, and the read of the stack's own previous outputs (stacks/deployed.ts).
+    expect(
+      [...types].filter(
+        (t) =>
+          !FIRST_STEP.has(t) && t !== "pulumi:providers:kubernetes" && t !== "pulumi:pulumi:StackReference",
+      ),
+    ).toEqual([]);
     const names = r.resources.map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(["nvcf-ns-nats-system", "nvcf-pull-nats-system"]));
     expect(names).toContain("nvcf-openbao-migrations-credentials");
