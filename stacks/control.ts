@@ -13,15 +13,16 @@ import {
 } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
+import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
+import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
-import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
-import type { PreviousOutputs } from "./previous";
 import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
@@ -52,18 +53,28 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
  * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
- * for a setting that cannot change in place against what the stack deployed (config/installed.ts) and a missing
- * kubeconfig context of a GPU cluster, both before any resource but the read of the stack's own outputs is
+ * listing at once every setting that cannot change in place against what the stack deployed (config/installed.ts)
+ * and every GPU-cluster setting the deployed registrations cannot take (config/identity.ts), then a missing
+ * kubeconfig context of a GPU cluster, all before any resource but the read of the stack's own outputs is
  * registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
-  // place is refused here, before anything is touched or read from a cluster (config/installed.ts), and so is a
-  // bundle upgrade the program cannot make (components/upgradePlan.ts).
-  const previous: PreviousOutputs = await readDeployed();
-  refuseInstalledChanges(pulumi.getStack(), cfg, previous);
+  // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
+  // `clusterRegistrations`): a setting that cannot change in place, or a registration cannot take, is refused
+  // here, before anything is touched or read from a cluster (config/installed.ts, config/identity.ts), and so is
+  // a bundle upgrade the program cannot make (components/upgradePlan.ts).
+  const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
+  const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
+  const identity = identityProblems(cfg, deployed);
+  try {
+    refuseInstalledChanges(pulumi.getStack(), cfg, previous);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    throw new ConfigError(pulumi.getStack(), [...identity, ...e.problems]);
+  }
+  if (identity.length > 0) throw new ConfigError(pulumi.getStack(), identity);
   const plan = controlUpgradePlan(cfg, previous);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
@@ -75,6 +86,7 @@ export async function controlPlaneStack(
       const k = kubeconfigForContext(c.context as string);
       gpuClusters[c.name] = { kubeconfig: pulumi.secret(k.yaml), apiServer: k.server };
     }
+    gpuClusters[c.name].deployed = deployed[c.name];
   }
 
   let kubeconfig: pulumi.Input<string> | undefined = secretOf(cfg.kubeconfig);
