@@ -5,6 +5,7 @@
  */
 import * as path from "node:path";
 import { SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
 import { ConfigError } from "../../config/problems";
 import { enabledReleases } from "../../catalog/releases";
 import { controlFlags } from "../../values/control";
@@ -109,7 +110,7 @@ describe("dev, 0.7.0 → 0.8.0", () => {
   test("outputs: the bundle reached, Cassandra's layout kept for later runs", () => {
     expect(r.outputs["bundleVersion"]).toBe("0.8.0");
     expect(r.outputs["cassandraDataLayout"]).toBe("bitnami");
-    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES].sort());
+    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
   });
 });
 
