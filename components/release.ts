@@ -85,6 +85,12 @@ export interface NvcfReleaseArgs {
    * instead of installed again (components/recovery.ts `recoverReleases`).
    */
   adopt?: string;
+  /**
+   * Roll a failed install or upgrade back (`atomic`; default true). Off for a Cassandra whose data was adopted
+   * from the Bitnami chart (components/upgradeSteps.ts): a rollback across the change of chart lineage would put
+   * the Bitnami StatefulSet back over the adopted claims, or fail on its immutable fields.
+   */
+  atomic?: boolean;
 }
 
 /**
@@ -133,7 +139,7 @@ export class NvcfRelease extends pulumi.ComponentResource {
         createNamespace: false,
         values: args.values,
         timeout: args.timeoutSeconds,
-        atomic: true,
+        atomic: args.atomic ?? true,
         cleanupOnFail: true,
         waitForJobs: true,
         maxHistory: 5,

@@ -5,7 +5,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
-import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
+import {
+  ControlPlane,
+  type ControlPlaneArgs,
+  type GpuClusterAccess,
+  releaseNamespace,
+} from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { deployedRegistrations, identityProblems } from "../config/identity";
@@ -18,6 +23,7 @@ import { kubeconfigServer } from "../values/registration";
 import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -57,7 +63,8 @@ export async function controlPlaneStack(
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
   // `clusterRegistrations`): a setting that cannot change in place, or a registration cannot take, is refused
-  // here, before anything is touched or read from a cluster (config/installed.ts, config/identity.ts).
+  // here, before anything is touched or read from a cluster (config/installed.ts, config/identity.ts), and so is
+  // a bundle upgrade the program cannot make (components/upgradePlan.ts).
   const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
   const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
   const identity = identityProblems(cfg, deployed);
@@ -68,6 +75,7 @@ export async function controlPlaneStack(
     throw new ConfigError(pulumi.getStack(), [...identity, ...e.problems]);
   }
   if (identity.length > 0) throw new ConfigError(pulumi.getStack(), identity);
+  const plan = controlUpgradePlan(cfg, previous);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -107,7 +115,13 @@ export async function controlPlaneStack(
   // In an update, a release waits until the engine holds its prerequisites' `releases` entries (stacks/outputs.ts).
   const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
   try {
-    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks);
+    const access = {
+      kubectl: "kubectl",
+      context: kubeconfig === undefined ? cfg.kubernetes.context : undefined,
+      kubeconfig,
+      waitSeconds: cfg.charts.timeoutSeconds,
+    };
+    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks, { plan, access });
   } catch (e) {
     // The program failed before publishing began (publishing ends the waits itself): no release waits on.
     acks?.end();
@@ -123,6 +137,7 @@ async function buildControlPlane(
   stackName: string,
   adopt: Promise<Record<string, string>>,
   acks: Acknowledgements | undefined,
+  upgrade: NonNullable<ControlPlaneArgs["upgrade"]>,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
@@ -139,6 +154,7 @@ async function buildControlPlane(
       gpuClusters,
       stackName,
       releasesReported: acks && ((names) => acks.wait(names.map((n) => `releases/${n}`))),
+      upgrade,
     },
     adopt,
     { providers: { kubernetes: provider } },
@@ -150,9 +166,15 @@ async function buildControlPlane(
   }
 
   const statuses = Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]));
+  // The bundle the control plane is really at: known only once every release finished at this bundle's chart
+  // and every upgrade step is done, so a failed or interrupted update keeps the previous value (stacks/outputs.ts)
+  // and GPU-cluster stacks refuse to move before it has.
+  const atBundle = pulumi
+    .all([...Object.values(statuses), ...cp.upgradeSteps.map((s) => s.stdout)])
+    .apply(() => cfg.bundleVersion);
   const contract = toStackOutputs({
     contractVersion: 1,
-    bundleVersion: cfg.bundleVersion,
+    bundleVersion: atBundle,
     domain: cfg.domain,
     gatewayAddress: cp.gatewayAddress,
     hosts: cp.hosts,
@@ -167,15 +189,24 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
+  // Where Cassandra's files sit on its volumes: read back on every run (components/upgradePlan.ts).
+  const layout = upgrade.plan.cassandraLayout;
+  const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
+    ? {}
+    : { cassandraDataLayout: pulumi.output(layout) };
   // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
-  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed };
+  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses), ...installed };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
+  // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
+  const { bundleVersion, ...rest } = contract;
+  const from = upgrade.plan.from;
   const settled = publishAsKnown(
     {
-      values: { ...contract, ...installed },
+      values: { ...rest, ...extra, ...installed, ...(from === undefined ? { bundleVersion } : {}) },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+      ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },
     undefined,
     acks,

@@ -21,7 +21,7 @@ import { ConfigError } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
 import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
-import { type PreviousOutputs, previousOutputs } from "./previous";
+import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
 
 /**
  * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
@@ -37,7 +37,11 @@ export const INSTALLED_OUTPUT = "installed";
 export const INSTALLED_DIGESTS_OUTPUT = "installedDigests";
 
 /** The outputs of this stack's previous update that the program reads back, all in one call. */
-export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [INSTALLED_OUTPUT, INSTALLED_DIGESTS_OUTPUT];
+export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
+  INSTALLED_OUTPUT,
+  INSTALLED_DIGESTS_OUTPUT,
+  ...UPGRADE_PREVIOUS_OUTPUTS,
+];
 
 /**
  * What this stack's last update left, for every name of `DEPLOYED_OUTPUT_NAMES` (or `names`). Registers the one
