@@ -5,9 +5,10 @@
  * (components/recovery.ts) reads and deletes Helm records through it. A kubeconfig held in memory (a secret
  * config value) is written to a private temporary file for the calls (`kubeconfigFile`).
  *
- * The delete-time scripts of components/computePlane.ts (`KUBECTL_PREAMBLE`) reach the cluster the same way in
- * bash (`--kubeconfig` of a 0600 temporary file, else `--context`): they run in the command provider when the
- * resource is deleted, from the script text stored with the resource, where no TypeScript of this project runs.
+ * The scripts the command provider runs (the teardown steps, the operator restart, the upgrade steps) reach the
+ * cluster the same way in bash, through the one preamble components/computePlane.ts `KUBECTL_PREAMBLE`
+ * (`--kubeconfig` of a 0600 temporary file, else `--context`): they run from the script text stored with their
+ * resource, also when it is deleted, where no TypeScript of this project runs.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
