@@ -36,7 +36,9 @@
 # (nvcf-cli warns about that shared issuer, as it would on vanilla clusters).
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
-# and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/). Likewise
+# nothing runs nvcf-api's account-bootstrap hook: `up` starts tests/bin/account-bootstrap for nvcf-dev, which applies
+# the hook's payload to the stand-in NVCF API in $NVCF_LOCAL_DIR/nvcf-api/ (pid, log and the API's data there).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -457,6 +459,7 @@ up_one() {
   fi
   check_loopback "$name"
   operator_start "$name"
+  bootstrap_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
 
@@ -523,9 +526,42 @@ operator_stop() {
   rm -f "$OPERATOR_DIR/$name.pid" "$OPERATOR_DIR/$name.state"
 }
 
+# The stand-in of nvcf-api's account-bootstrap hook container (tests/bin/account-bootstrap; what it does is in its
+# header), for the control-plane cluster only: a detached host process like the stand-in operator, with the stand-in
+# NVCF API it writes to (nvcf-cli reads it through NVCF_CLI_API_DIR, scripts/stack-env.sh), its pid file and log in
+# $API_DIR. The API's data lives as long as the cluster: `down` removes it.
+API_DIR="$NVCF_LOCAL_DIR/nvcf-api"
+bootstrap_pid() {
+  local pid
+  pid=$(cat "$API_DIR/bootstrap.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" == *"account-bootstrap --kubeconfig $KWOK_WORKDIR/clusters/nvcf-dev/"* ]] &&
+    echo "$pid"
+}
+bootstrap_start() {
+  [ "$1" = nvcf-dev ] || return 0
+  local pid i
+  if pid=$(bootstrap_pid); then log "cluster $1: stand-in account bootstrap already running (pid $pid)"; return 0; fi
+  mkdir -p "$API_DIR"
+  setsid -f node "$ROOT/tests/bin/account-bootstrap" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --api-dir "$API_DIR" --kubectl "$(command -v kubectl)" --pid-file "$API_DIR/bootstrap.pid" \
+    </dev/null >>"$API_DIR/bootstrap.log" 2>&1
+  for i in $(seq 1 50); do
+    pid=$(bootstrap_pid) && { log "cluster $1: stand-in account bootstrap started (pid $pid, log $API_DIR/bootstrap.log)"; return 0; }
+    sleep 0.2
+  done
+  die "cluster $1: the stand-in account bootstrap did not start (log $API_DIR/bootstrap.log)"
+}
+bootstrap_stop() {
+  [ "$1" = nvcf-dev ] || return 0
+  local pid
+  if pid=$(bootstrap_pid); then kill "$pid" 2>/dev/null || true; log "cluster $1: stand-in account bootstrap stopped"; fi
+  rm -f "$API_DIR/bootstrap.pid" "$API_DIR/nvcf-api.json"
+}
+
 down_one() {
   local name=$1
   operator_stop "$name"
+  bootstrap_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p
