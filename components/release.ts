@@ -85,6 +85,13 @@ export interface NvcfReleaseArgs {
    * instead of installed again (components/recovery.ts `recoverReleases`).
    */
   adopt?: string;
+  /**
+   * Paths under `values` (e.g. `api.accountBootstrap.limits`) whose changes are not applied to an installed
+   * release: Pulumi's `ignoreChanges` on `values.<path>`. An install takes them as given; later changes neither
+   * show in the release's diff nor reach Helm (for settings a hook applies only when it creates something, which
+   * another resource keeps up to date: components/accounts.ts).
+   */
+  installOnlyValues?: string[];
 }
 
 /**
@@ -142,7 +149,10 @@ export class NvcfRelease extends pulumi.ComponentResource {
       {
         parent: this,
         dependsOn: opts?.dependsOn,
-        ignoreChanges: ["disableOpenapiValidation"],
+        ignoreChanges: [
+          "disableOpenapiValidation",
+          ...(args.installOnlyValues ?? []).map((p) => `values.${p}`),
+        ],
         ...adoptOptions(args.adopt),
       },
     );

@@ -9,10 +9,13 @@ import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../compon
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
+import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
+import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { type PreviousOutputsReader, deployedAccountSettings, ownPreviousOutputs } from "./accountState";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 
@@ -43,11 +46,17 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered.
+ * missing kubeconfig context of a GPU cluster fails before any resource is registered; so does a change of the
+ * account settings that the API cannot apply to the deployed account (`ConfigError`, values/accounts.ts
+ * `accountChangeRules`, against the outputs `readPrevious` returns).
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
+  readPrevious: PreviousOutputsReader = ownPreviousOutputs,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  const problems = accountChangeRules(cfg, await deployedAccountSettings(readPrevious));
+  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -146,12 +155,14 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  const outputs = { ...contract, releases: pulumi.output(statuses) };
+  // What the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
+  const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
+  const outputs = { ...contract, ...accountSettings, releases: pulumi.output(statuses) };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: contract,
+      values: { ...contract, ...accountSettings },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,

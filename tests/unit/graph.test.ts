@@ -82,6 +82,8 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
         "pulumi:providers:aws",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
+        // The stack's read of its own previous outputs (stacks/accountState.ts).
+        "pulumi:pulumi:StackReference",
       ]).toContain(t);
   });
 
@@ -465,6 +467,7 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
     "nvcf:index:PullSecrets",
     "kubernetes:core/v1:Secret",
     "random:index/randomPassword:RandomPassword",
+    "pulumi:pulumi:StackReference",
   ]);
 
   test("a recovery refusal fails the run with only the first step registered: no release, guard or registration", async () => {

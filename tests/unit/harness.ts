@@ -125,6 +125,39 @@ export function registerOutput(name: string, region: string): string {
   ].join("\n");
 }
 
+/**
+ * What the account-settings commands (components/accounts.ts) print, as nvcf-cli's `--json` answers: the account's
+ * limits for the limits command, the credential (provisioned by the account bootstrap) for a credential command.
+ */
+export function accountCommandOutput(env: Record<string, string>): string {
+  if (env["NVCFP_REGISTRY_HOST"]) {
+    const host = env["NVCFP_REGISTRY_HOST"];
+    const hex = Buffer.from(host).toString("hex").padEnd(32, "0").slice(0, 32);
+    return JSON.stringify({
+      registryCredential: {
+        registryCredentialId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`,
+        registryCredentialName: "credentials",
+        registryHostname: host,
+        artifactTypes: (env["NVCFP_ARTIFACT_TYPES"] ?? "").split(",").filter(Boolean),
+        description: env["NVCFP_DESCRIPTION"] ?? "",
+        tags: JSON.parse(env["NVCFP_TAGS"] ?? "[]"),
+        provisionedBy: "SYSTEM",
+      },
+    });
+  }
+  return JSON.stringify({
+    account: {
+      ncaId: env["NVCFP_ACCOUNT"],
+      adminClientIds: ["ncp"],
+      name: env["NVCFP_ACCOUNT"],
+      maxFunctionsAllowed: Number(env["NVCFP_MAX_FUNCTIONS"]),
+      maxTasksAllowed: Number(env["NVCFP_MAX_TASKS"]),
+      maxTelemetriesAllowed: Number(env["NVCFP_MAX_TELEMETRIES"]),
+      maxRegistryCredentialsAllowed: Number(env["NVCFP_MAX_REGISTRY_CREDS"]),
+    },
+  });
+}
+
 /** Strips the wire form of secrets (`{<sig>: <secret sig>, value}`) that mocks may receive. */
 export function unwrapSecrets(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(unwrapSecrets);
@@ -146,6 +179,8 @@ export interface RenderOptions {
   /** Outputs of the referenced control-plane stack (compute stacks). */
   controlPlaneOutputs?: Record<string, unknown>;
   controlPlaneSecretOutputs?: string[];
+  /** Outputs of this stack's previous update, as its reference to itself (`previous-outputs`) reads them. */
+  previousOutputs?: Record<string, unknown>;
   /** DaemonSet scheduled count returned by the mock. */
   daemonSetScheduled?: number;
   preview?: boolean;
@@ -244,7 +279,9 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 const env = unwrapSecrets(args.inputs.environment ?? {}) as Record<string, string>;
                 state["stdout"] = env["NVCFP_CLUSTER_NAME"]
                   ? registerOutput(env["NVCFP_CLUSTER_NAME"], env["NVCFP_REGION"])
-                  : "";
+                  : env["NVCFP_ACCOUNT"]
+                    ? accountCommandOutput(env)
+                    : "";
                 state["stderr"] = "";
                 break;
               }
@@ -262,6 +299,15 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 state["status"] = { addresses: [{ value: "203.0.113.20" }] };
                 break;
               case "pulumi:pulumi:StackReference":
+                if (args.name === "previous-outputs")
+                  return {
+                    id: String(args.inputs.name),
+                    state: {
+                      name: args.inputs.name,
+                      outputs: opts.previousOutputs ?? {},
+                      secretOutputNames: [],
+                    },
+                  };
                 return {
                   id: String(args.inputs.name),
                   state: {
