@@ -4,7 +4,8 @@
  * One entry per release gives its chart, the pinned chart version for each supported NVCF bundle version,
  * its namespace, when it is enabled, its prerequisites (the `needs` edges) and the top-level values key its
  * chart reads. A reader finds any release's chart, version, namespace and prerequisites here in one hop; its
- * values are built by the function of the same name in `values/control.ts` or `values/compute.ts`.
+ * values are built by the function of the same name in `values/control.ts` or `values/compute.ts` (the
+ * observability releases, which both planes install, by `values/observability.ts`).
  *
  * Facts: docs/upstream-facts.md §1.3 (releases), §1.4 (dependency DAG), §2.3 (compute releases),
  * §5.2 (chart versions by source). Bundle 0.8.0 is the HEAD train of the repository, 0.7.0 the
@@ -15,12 +16,13 @@
 export const BUNDLE_VERSIONS = ["0.6.1", "0.7.0", "0.8.0"] as const;
 export type BundleVersion = (typeof BUNDLE_VERSIONS)[number];
 
-/** Which stack a release belongs to. */
+/** Which kind of stack installs a release. */
 export type Plane = "control" | "compute";
 
 /**
  * Names of the settings that switch releases on and off; each is computed from the validated config by
- * `enabledFlags()` in `values/control.ts` / `values/compute.ts`, so the catalog stays pure data.
+ * `controlFlags()` / `computeFlags()` in `values/control.ts` / `values/compute.ts` (the observability flags of
+ * both by `observabilityFlags()` in `values/observability.ts`), so the catalog stays pure data.
  */
 export type EnableFlag =
   | "always"
@@ -68,7 +70,14 @@ export interface Need {
 export interface ReleaseSpec {
   /** Helm release name (also the Pulumi resource name suffix). Fixed: OpenBao bound claims depend on it (docs/upstream-facts.md §4 row 17). */
   name: string;
-  plane: Plane;
+  /**
+   * The kinds of stack that install it: one plane for most releases; both for the observability stack, which
+   * NVIDIA installs once per cluster (`deploy/stacks/observability/README.md`) on the control-plane cluster
+   * and on each GPU cluster. Such a release is one entry (one chart, version, namespace rule and set of edges),
+   * listed in `CONTROL_PLANE_RELEASES` and in `COMPUTE_PLANE_RELEASES`; each stack decides from its own config
+   * whether it installs it (`enabledFlags` of the plane).
+   */
+  planes: readonly Plane[];
   /** Chart name inside the chart source (`oci://<registry>/<repository>/<chart>`, an HTTPS repo, or a local directory). */
   chart: string;
   /** Pinned chart version per bundle; a bundle without the release omits it (the release is then unavailable). */
@@ -92,6 +101,11 @@ export interface ReleaseSpec {
 }
 
 const all = (v: string): Record<BundleVersion, string> => ({ "0.6.1": v, "0.7.0": v, "0.8.0": v });
+/** A chart of NVIDIA's observability stack: shipped from bundle 0.7.0 on (0.6.1 has no observability stack). */
+const observabilityBundles = (v: string): Partial<Record<BundleVersion, string>> => ({
+  "0.7.0": v,
+  "0.8.0": v,
+});
 
 /**
  * Reasons of the control-plane `needs` edges. `hf`: NVIDIA's helmfile declares the edge (`needs:` in
@@ -127,14 +141,23 @@ const NEEDS_OPENBAO_INJECTOR: Need = { release: "openbao-server", when: "openbao
 /** Releases that read a Cassandra keyspace at start wait for the Cassandra release (and its schema hook). */
 const NEEDS_CASSANDRA_SCHEMA: Need = { release: "cassandra", when: "cassandra", reason: WHY.cassandra };
 
-/** Control-plane releases in Helmfile order (docs/upstream-facts.md §1.3; edges: the `needs` reasons). */
-export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
-  // Stage 0: observability infrastructure ([OBS] sub-helmfile).
+/** The observability releases are installed by both kinds of stack (one per cluster, see `ReleaseSpec.planes`). */
+const BOTH_PLANES: readonly Plane[] = ["control", "compute"];
+
+/**
+ * NVIDIA's observability stack (`deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl`, the same
+ * file at HEAD and at the v0.7.0 tag): the control plane installs it as its stage 0 (the self-managed stack's
+ * `00-observability-infrastructure` includes it), each GPU cluster as NVIDIA's compute-cluster acceptance feature
+ * does (`tests/bdd/features/observability-compute.feature`: the same helmfile with profile `compute`, on the GPU
+ * cluster). Bundle 0.6.1 has no such stack (its documentation leaves observability to the user:
+ * `docs/v0.6.1/observability.md`, and its artifact manifest `docs/v0.6.1/manifest.md` lists none of these charts).
+ */
+export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
   {
     name: "prometheus-operator-crds",
-    plane: "control",
+    planes: BOTH_PLANES,
     chart: "prometheus-operator-crds",
-    versions: all("30.0.0"),
+    versions: observabilityBundles("30.0.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "prometheusOperatorCrdsInstall",
     needs: [],
@@ -143,9 +166,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "opentelemetry-operator",
-    plane: "control",
+    planes: BOTH_PLANES,
     chart: "opentelemetry-operator",
-    versions: all("0.114.1"),
+    versions: observabilityBundles("0.114.1"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "otelOperatorInstall",
     needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.hf }],
@@ -154,9 +177,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "victoria-metrics",
-    plane: "control",
+    planes: BOTH_PLANES,
     chart: "victoria-metrics-single",
-    versions: all("0.38.0"),
+    versions: observabilityBundles("0.38.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "metricsBackendInstall",
     // Not a helmfile `needs`: the stack turns the chart's ServiceMonitor on, which fails to install before
@@ -170,10 +193,10 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "otel-collector",
-    plane: "control",
+    planes: BOTH_PLANES,
     chart: "nvcf-otel-collector",
     // Stack-local: `version` of deploy/stacks/observability/charts/nvcf-otel-collector/Chart.yaml (HEAD and v0.7.0).
-    versions: all("0.2.0"),
+    versions: observabilityBundles("0.2.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "collectorInstall",
     needs: [
@@ -186,10 +209,10 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "default-monitors",
-    plane: "control",
+    planes: BOTH_PLANES,
     chart: "nvcf-default-monitors",
     // Stack-local: `version` of deploy/stacks/observability/charts/nvcf-default-monitors/Chart.yaml (HEAD and v0.7.0).
-    versions: all("0.2.0"),
+    versions: observabilityBundles("0.2.0"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "observabilityEnabled",
     needs: [
@@ -198,10 +221,16 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     valuesKey: null,
     group: "observability",
   },
+];
+
+/** Control-plane releases in Helmfile order (docs/upstream-facts.md §1.3; edges: the `needs` reasons). */
+export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
+  // Stage 0: observability infrastructure ([OBS] sub-helmfile).
+  ...OBSERVABILITY_RELEASES,
   // Stage 1: dependencies.
   {
     name: "nats",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-nats",
     versions: all("0.7.1"),
     namespace: { fixed: "nats-system" },
@@ -213,7 +242,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "cert-manager",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-cert-manager",
     versions: all("0.1.0"),
     namespace: { fixed: "cert-manager" },
@@ -228,7 +257,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "openbao-server",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-openbao-server",
     versions: { "0.6.1": "0.30.25", "0.7.0": "0.30.25", "0.8.0": "0.30.25" },
     namespace: { fixed: "vault-system" },
@@ -240,7 +269,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvcf-pki",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-pki",
     versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "cert-manager" },
@@ -254,7 +283,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "cassandra",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-cassandra",
     versions: { "0.6.1": "0.18.0", "0.7.0": "0.17.0", "0.8.0": "0.20.1" },
     namespace: { fixed: "cassandra-system" },
@@ -267,7 +296,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   // Stage 2: core services.
   {
     name: "api-keys",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-api-keys",
     versions: all("1.6.0"),
     namespace: { fixed: "api-keys" },
@@ -278,7 +307,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "sis",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-sis",
     versions: { "0.6.1": "1.18.8", "0.7.0": "2.0.0", "0.8.0": "2.0.0" },
     namespace: { fixed: "sis" },
@@ -289,7 +318,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "api",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-api",
     versions: { "0.6.1": "1.23.9", "0.7.0": "1.23.9", "0.8.0": "1.25.1" },
     namespace: { fixed: "nvcf" },
@@ -300,7 +329,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvct-api",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-nvct-api",
     versions: all("1.4.3"),
     namespace: { fixed: "nvcf" },
@@ -311,7 +340,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "invocation-service",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-invocation-service",
     versions: all("1.5.6"),
     namespace: { fixed: "nvcf" },
@@ -322,7 +351,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "grpc-proxy",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-grpc-proxy",
     versions: { "0.6.1": "1.6.7", "0.7.0": "1.6.7", "0.8.0": "1.7.1" },
     namespace: { fixed: "nvcf" },
@@ -333,7 +362,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "ratelimiter",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-rate-limiter",
     versions: { "0.6.1": "1.0.3", "0.7.0": "1.1.0", "0.8.0": "1.1.0" },
     namespace: { fixed: "nvcf" },
@@ -344,7 +373,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "ess-api",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-ess-api",
     versions: { "0.6.1": "1.6.1", "0.7.0": "1.7.0", "0.8.0": "1.7.2" },
     namespace: { fixed: "ess" },
@@ -355,7 +384,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "notary-service",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-notary-service",
     versions: all("1.4.2"),
     namespace: { fixed: "nvcf" },
@@ -367,7 +396,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   {
     // No need on sis (NVIDIA declares none; helmfile 1.1.9 layering made it wait on a slow sis): only the injector.
     name: "admin-issuer-proxy",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-admin-token-issuer-proxy",
     versions: all("1.4.3"),
     namespace: { fixed: "api-keys" },
@@ -378,7 +407,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "reval",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-reval",
     versions: all("1.3.8"),
     namespace: { fixed: "nvcf" },
@@ -389,7 +418,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nats-auth-callout-service",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-nats-auth-callout-service",
     versions: all("1.1.3"),
     namespace: { fixed: "nats-system" },
@@ -400,7 +429,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "llm-request-router",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-llm-request-router",
     versions: { "0.7.0": "1.6.6", "0.8.0": "1.7.2" },
     namespace: { fixed: "nvcf" },
@@ -415,7 +444,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "llm-api-gateway",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-llm-api-gateway",
     versions: { "0.7.0": "1.0.1", "0.8.0": "1.4.1" },
     namespace: { fixed: "nvcf" },
@@ -426,7 +455,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "vanity-gateway",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-vanity-gateway",
     versions: { "0.6.1": "0.1.0-nvcf-10204.1", "0.7.0": "0.1.0-nvcf-10204.1", "0.8.0": "0.3.0" },
     namespace: { fixed: "nvcf" },
@@ -437,7 +466,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvcf-ui",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-ui",
     versions: { "0.7.0": "1.1.2", "0.8.0": "1.1.2" },
     namespace: { fixed: "nvcf-ui" },
@@ -448,7 +477,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "ingress",
-    plane: "control",
+    planes: ["control"],
     chart: "nvcf-gateway-routes",
     versions: { "0.6.1": "1.14.0", "0.7.0": "1.15.0", "0.8.0": "1.15.0" },
     namespace: { fromConfig: "gatewayControllerNamespace" },
@@ -464,7 +493,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   // Stage 3: observability services.
   {
     name: "state-metrics",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-state-metrics",
     versions: { "0.6.1": "1.0.1", "0.7.0": "1.0.1", "0.8.0": "1.0.2" },
     namespace: { fixed: "nvcf" },
@@ -475,7 +504,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "function-autoscaler",
-    plane: "control",
+    planes: ["control"],
     chart: "helm-nvcf-function-autoscaler",
     versions: { "0.7.0": "0.1.0", "0.8.0": "0.2.1" },
     namespace: { fixed: "nvcf" },
@@ -494,12 +523,16 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
  * Compute-plane releases (docs/upstream-facts.md §2.3; NVIDIA's `deploy/stacks/nvcf-compute-plane/helmfile.d/*`
  * at HEAD for 0.8.0 and at `deploy/stacks/self-managed/v0.7.0` for 0.7.0; `docs/user/manifest.md` for 0.6.1).
  * 0.6.1 ships only the operator (chart 1.12.7); 0.7.0 adds Grove (alpha.9) and Dynamo, but no KAI scheduler
- * and no topology chart; 0.8.0 ships all six.
+ * and no topology chart; 0.8.0 ships all six. Each GPU cluster also gets NVIDIA's observability stack
+ * (`OBSERVABILITY_RELEASES`, 0.7.0 and 0.8.0), first, as NVIDIA's compute-cluster feature installs it before
+ * the compute-plane stack; no compute release waits for it (the monitors find their targets by label whenever
+ * they appear).
  */
 export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
+  ...OBSERVABILITY_RELEASES,
   {
     name: "kai-scheduler",
-    plane: "compute",
+    planes: ["compute"],
     chart: "kai-scheduler",
     versions: { "0.8.0": "v0.16.7" },
     namespace: { fixed: "kai-scheduler" },
@@ -510,7 +543,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvcf-kai-topology",
-    plane: "compute",
+    planes: ["compute"],
     chart: "nvcf-cluster-topology",
     versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "nvca-operator" },
@@ -526,7 +559,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "grove-operator",
-    plane: "compute",
+    planes: ["compute"],
     chart: "grove-charts",
     versions: { "0.7.0": "v0.1.0-alpha.9", "0.8.0": "v0.1.0-alpha.11" },
     namespace: { fixed: "grove-system" },
@@ -544,7 +577,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvcf-grove-topology",
-    plane: "compute",
+    planes: ["compute"],
     chart: "nvcf-cluster-topology",
     versions: { "0.8.0": "0.1.0" },
     namespace: { fixed: "nvca-operator" },
@@ -561,7 +594,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "dynamo-operator",
-    plane: "compute",
+    planes: ["compute"],
     chart: "dynamo-platform",
     versions: { "0.7.0": "1.2.1", "0.8.0": "1.2.1" },
     namespace: { fixed: "dynamo-system" },
@@ -578,7 +611,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
   {
     name: "nvca-operator",
-    plane: "compute",
+    planes: ["compute"],
     chart: "helm-nvca-operator",
     versions: { "0.6.1": "1.12.7", "0.7.0": "1.14.0", "0.8.0": "1.21.3" },
     namespace: { fixed: "nvca-operator" },
@@ -589,11 +622,56 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
   },
 ];
 
+/** Every release of the catalog once (a release of both planes appears once), control plane first. */
+export const ALL_RELEASES: readonly ReleaseSpec[] = [
+  ...CONTROL_PLANE_RELEASES,
+  ...COMPUTE_PLANE_RELEASES.filter((r) => !CONTROL_PLANE_RELEASES.includes(r)),
+];
+
+/** The releases a plane can install, in catalog order. */
+export function planeReleases(plane: Plane): readonly ReleaseSpec[] {
+  return plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES;
+}
+
 /** Looks a release up by name in either plane. Throws when the name is unknown (a programming error). */
 export function releaseSpec(name: string): ReleaseSpec {
-  const spec = [...CONTROL_PLANE_RELEASES, ...COMPUTE_PLANE_RELEASES].find((r) => r.name === name);
+  const spec = ALL_RELEASES.find((r) => r.name === name);
   if (!spec) throw new Error(`unknown release "${name}"`);
   return spec;
+}
+
+/** The namespaces a stack's config names for the releases that take theirs from config (`NamespaceRef`). */
+export type ConfigNamespaces = Partial<
+  Record<"gatewayControllerNamespace" | "observabilityNamespace", string>
+>;
+
+/**
+ * The namespaces a stack's validated config names (any plane's config: the structural fields read here):
+ * the observability namespace on both planes, the gateway controller's on the control plane.
+ */
+export function configNamespaces(cfg: {
+  observability: { namespace: string };
+  gateway?: { controllerNamespace: string };
+}): ConfigNamespaces {
+  return {
+    observabilityNamespace: cfg.observability.namespace,
+    ...(cfg.gateway ? { gatewayControllerNamespace: cfg.gateway.controllerNamespace } : {}),
+  };
+}
+
+/**
+ * The namespace a release goes into: its fixed one, else the one the stack's config names. Input: the release
+ * and the stack's config namespaces. Output: the namespace name. Throws when the release takes its namespace
+ * from a setting the stack does not have (a programming error: e.g. the gateway namespace on a GPU cluster).
+ */
+export function resolveNamespace(spec: ReleaseSpec, settings: ConfigNamespaces): string {
+  if ("fixed" in spec.namespace) return spec.namespace.fixed;
+  const ns = settings[spec.namespace.fromConfig];
+  if (ns === undefined)
+    throw new Error(
+      `release "${spec.name}" takes its namespace from ${spec.namespace.fromConfig}, which is not set`,
+    );
+  return ns;
 }
 
 /** The releases of a plane that are on for the given flags and exist in the bundle, in catalog order. */
@@ -602,8 +680,7 @@ export function enabledReleases(
   bundle: BundleVersion,
   flags: Readonly<Record<EnableFlag, boolean>>,
 ): ReleaseSpec[] {
-  const list = plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES;
-  return list.filter((r) => flags[r.enabled] && r.versions[bundle] !== undefined);
+  return planeReleases(plane).filter((r) => flags[r.enabled] && r.versions[bundle] !== undefined);
 }
 
 /**

@@ -401,12 +401,14 @@ export const ENVOY_GATEWAY_CHART_VERSION = "v1.1.3";
  * Every chart a bundle can install, per plane, with its origin and where to copy it from: the list an
  * air-gapped user mirrors. Input: the catalog's releases (`catalog/releases.ts`, passed in to keep this module
  * free of the catalog), the bundle, and the Envoy Gateway chart version (only for `gateway.install`).
- * Output: one entry per (plane, chart, version), in catalog order, Envoy Gateway last on the control plane.
+ * Output: one entry per (plane, chart, version), in catalog order (a release of both planes, e.g. the
+ * observability charts, once per plane; a release listed twice counts once), Envoy Gateway last on the
+ * control plane.
  */
 export function mirrorList(
   releases: readonly {
     name: string;
-    plane: "control" | "compute";
+    planes: readonly ("control" | "compute")[];
     chart: string;
     versions: Partial<Record<string, string>>;
   }[],
@@ -417,7 +419,7 @@ export function mirrorList(
   const entry = (plane: "control" | "compute", release: string, chart: string, version: string) => {
     const same = out.find((e) => e.plane === plane && e.chart === chart && e.version === version);
     if (same) {
-      same.releases.push(release);
+      if (!same.releases.includes(release)) same.releases.push(release);
       return;
     }
     const o = chartOrigin(chart);
@@ -441,7 +443,7 @@ export function mirrorList(
   };
   for (const r of releases) {
     const v = r.versions[bundle];
-    if (v !== undefined) entry(r.plane, r.name, r.chart, v);
+    if (v !== undefined) for (const plane of r.planes) entry(plane, r.name, r.chart, v);
   }
   entry("control", "eg (gateway.install)", "gateway-helm", envoyGatewayVersion);
   return out;

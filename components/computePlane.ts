@@ -1,7 +1,7 @@
 /**
  * `ComputePlane`: one GPU cluster's side of NVCF (docs/upstream-facts.md §2): namespaces, pull secrets, the node inotify
- * tuner, the optional KAI/Grove/Dynamo/topology releases and the NVCA operator fed with the cluster's
- * registration, torn down in the documented order.
+ * tuner, NVIDIA's observability stack (profile compute/all), the optional KAI/Grove/Dynamo/topology releases and
+ * the NVCA operator fed with the cluster's registration, torn down in the documented order.
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
@@ -9,18 +9,24 @@ import {
   type ReleaseSpec,
   activeNeeds,
   chartVersion,
+  configNamespaces,
   enabledReleases,
   inDependencyOrder,
+  resolveNamespace,
 } from "../catalog/releases";
+import { isDevStack } from "../config/rules";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeFlags, computeValues, inotifyImages } from "../values/compute";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { NvcfRelease } from "./release";
 
-/** The namespace a compute-plane release goes into: its catalog namespace, else the operator's. */
-export function computeReleaseNamespace(r: ReleaseSpec): string {
-  return "fixed" in r.namespace ? r.namespace.fixed : "nvca-operator";
+/**
+ * The namespace a compute-plane release goes into: its catalog namespace (the observability releases: the
+ * stack's `observability.namespace`).
+ */
+export function computeReleaseNamespace(r: ReleaseSpec, cfg: ComputePlaneConfig): string {
+  return resolveNamespace(r, configNamespaces(cfg));
 }
 
 export interface ComputePlaneArgs {
@@ -119,10 +125,12 @@ echo "watching the nvca-operator uninstall for $NVCFP_FINALIZER finalizers (pid 
 
 /**
  * Outputs: `operator` (the NVCA operator release), `inotifyNodes` (nodes the tuner runs on).
- * Order on create: namespaces → pull secrets and the inotify tuner → operator (and add-ons by their
- * needs). On destroy the reverse: NVCFBackend and nva-system drained, then the operator (its pre-delete
- * hook runs, its CRD goes with it) while the operator's cleanup finalizers are removed from what helm deletes,
- * then the add-ons, pull secrets and namespaces.
+ * Order on create: namespaces → pull secrets and the inotify tuner → operator (and add-ons and the
+ * observability stack by their needs: CRDs before the operator, collector and monitors). On destroy the
+ * reverse: NVCFBackend and nva-system drained, then the operator (its pre-delete hook runs, its CRD goes with
+ * it) while the operator's cleanup finalizers are removed from what helm deletes; the add-ons; the collector
+ * object and the monitors before the OpenTelemetry Operator and the Prometheus Operator CRDs (whose releases
+ * remove their CRDs); then pull secrets and namespaces.
  */
 export class ComputePlane extends pulumi.ComponentResource {
   readonly releases: Record<string, NvcfRelease> = {};
@@ -133,16 +141,26 @@ export class ComputePlane extends pulumi.ComponentResource {
     const cfg = args.config;
     const flags = computeFlags(cfg);
     const releases = inDependencyOrder(enabledReleases("compute", cfg.bundleVersion, flags), flags);
+    // VictoriaMetrics holds the cluster's metrics: protected as on the control plane (nvcf:protectStatefulData).
+    const protect = cfg.protectStatefulData ?? !isDevStack(pulumi.getStack());
     const nsList = new Set<string>([
       "nvca-operator",
       "nvca-system",
       "nvcf-backend",
       ...cfg.pullSecretNamespaces,
     ]);
-    for (const r of releases) if ("fixed" in r.namespace) nsList.add(r.namespace.fixed);
+    const statefulNs = new Set<string>();
+    for (const r of releases) {
+      const ns = computeReleaseNamespace(r, cfg);
+      nsList.add(ns);
+      if (r.stateful) statefulNs.add(ns);
+    }
     const namespaces = new Namespaces(
       `${name}-ns`,
-      { namespaces: [...nsList].map((n) => ({ name: n })), protectStateful: false },
+      {
+        namespaces: [...nsList].map((n) => ({ name: n, stateful: statefulNs.has(n) })),
+        protectStateful: protect,
+      },
       { parent: this },
     );
 
@@ -150,9 +168,12 @@ export class ComputePlane extends pulumi.ComponentResource {
     if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.registryKey) {
       const targets: Record<string, pulumi.Input<string>> = {};
       for (const n of cfg.pullSecretNamespaces) targets[n] = namespaces.names[n];
-      // The add-on charts reference the same pull secret (KAI's global.imagePullSecrets), so it must exist there too.
-      for (const r of releases)
-        if ("fixed" in r.namespace) targets[r.namespace.fixed] = namespaces.names[r.namespace.fixed];
+      // The add-on and observability charts reference the same pull secret (KAI's global.imagePullSecrets, the
+      // collector's and the operators' imagePullSecrets), so it must exist in their namespaces too.
+      for (const r of releases) {
+        const ns = computeReleaseNamespace(r, cfg);
+        targets[ns] = namespaces.names[ns];
+      }
       // The node tuner runs in kube-system (not a namespace of the stack) and pulls with the same secret.
       targets["kube-system"] = "kube-system";
       pull = new PullSecrets(
@@ -185,7 +206,7 @@ export class ComputePlane extends pulumi.ComponentResource {
 
     const source = { config: cfg.charts, password: args.chartRegistryPassword };
     for (const r of releases) {
-      const ns = computeReleaseNamespace(r);
+      const ns = computeReleaseNamespace(r, cfg);
       const deps: pulumi.Resource[] = activeNeeds(r, flags).map((n) => this.releases[n]);
       if (r.name === "nvca-operator") {
         // Pull secrets before the operator (startup races, NVIDIA docs `docs/user/cluster-management/self-managed.md`) and node limits before NVCA (docs/upstream-facts.md §4 row 12).
@@ -207,7 +228,7 @@ export class ComputePlane extends pulumi.ComponentResource {
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt?.[r.name],
         },
-        { parent: this, dependsOn: deps },
+        { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );
     }
 

@@ -9,8 +9,10 @@ import {
   type ReleaseSpec,
   activeNeeds,
   chartVersion,
+  configNamespaces,
   enabledReleases,
   inDependencyOrder,
+  resolveNamespace,
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
@@ -78,10 +80,7 @@ const PLATFORM_NAMESPACES = new Set(["api-keys", "ess", "sis", "nvcf", "nvcf-ui"
 
 /** The namespace a release goes into (docs/upstream-facts.md §1.3a). */
 export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): string {
-  if ("fixed" in spec.namespace) return spec.namespace.fixed;
-  return spec.namespace.fromConfig === "gatewayControllerNamespace"
-    ? cfg.gateway.controllerNamespace
-    : cfg.observability.namespace;
+  return resolveNamespace(spec, configNamespaces(cfg));
 }
 
 /** What `ControlPlane`'s first step hands to its second. */

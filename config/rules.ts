@@ -18,6 +18,11 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
 import { computeFlags } from "../values/compute";
 import { controlFlags } from "../values/control";
+import {
+  type ObservabilitySettings,
+  bundleShipsObservability,
+  installsObservability,
+} from "../values/observability";
 
 const K = (path: string) => `nvcf:${path}`;
 const PLACEHOLDER_REPO = "YOUR_ORG/YOUR_TEAM";
@@ -257,17 +262,27 @@ function pullSecretRules(cfg: {
   return [];
 }
 
-/** Observability mode rules (docs/upstream-facts.md §1.5, §4 row 31). */
-export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
-  const o = cfg.observability;
+/**
+ * The mode rules of NVIDIA's observability stack (`deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl`
+ * fails the render on each; docs/upstream-facts.md §1.5, §4 row 31), for a stack that installs it on its
+ * cluster (`installsObservability`): the collector needs an operator and a metrics backend, the target
+ * allocator a stack-owned collector and discovery RBAC, the default monitors the Prometheus Operator CRDs; an
+ * installed backend is VictoriaMetrics without authentication, an existing one is external with a
+ * remote-write URL; profiles control and all need a metrics backend. Input: the plane, its observability
+ * settings and the bundle. Output: one problem per broken rule, keyed under `nvcf:observability.`.
+ */
+export function observabilityStackRules(
+  plane: "control" | "compute",
+  o: ObservabilitySettings & { metricsBackend: { auth?: { mode: string } } },
+  bundle: BundleVersion,
+): Problem[] {
   const c = o.components;
   const mb = o.metricsBackend;
   const out: Problem[] = [];
   const add = (key: string, expected: string, found: unknown, fix: string) =>
     out.push({ key: K(key), expected, found: describe(found), fix });
-  const on = o.profile !== "disabled";
+  if (!installsObservability(plane, o, bundle)) return out;
   const controlish = o.profile === "control" || o.profile === "all";
-  if (!on) return out;
   if (c.collector === "install" && c.otelOperator === "disabled")
     add(
       "observability.components.otelOperator",
@@ -289,6 +304,20 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
       c.targetAllocator,
       "set components.targetAllocator to existing/disabled, or components.collector to install",
     );
+  if (c.targetAllocator === "existing" && c.collector === "install")
+    add(
+      "observability.components.targetAllocator",
+      "install or disabled when the stack installs the collector (existing needs an existing collector)",
+      c.targetAllocator,
+      "set components.targetAllocator to install or disabled, or components.collector to existing",
+    );
+  if (c.discoveryRbac === "install" && c.collector !== "install")
+    add(
+      "observability.components.discoveryRbac",
+      "not install unless the collector is installed",
+      c.discoveryRbac,
+      "set components.discoveryRbac to existing/disabled, or components.collector to install",
+    );
   if (c.targetAllocator === "install" && c.discoveryRbac === "disabled")
     add(
       "observability.components.discoveryRbac",
@@ -299,9 +328,11 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
   if (c.prometheusOperatorCrds === "disabled")
     add(
       "observability.components.prometheusOperatorCrds",
-      `install or existing when observability.profile is ${o.profile}`,
+      `install or existing when observability.profile is ${o.profile} (the default monitors need the APIs)`,
       c.prometheusOperatorCrds,
-      "set it to install or existing, or observability.profile to disabled",
+      plane === "control"
+        ? "set it to install or existing, or observability.profile to disabled"
+        : "set it to install or existing, or observability.profile to disabled/control",
     );
   if (controlish && mb.mode === "disabled")
     add(
@@ -310,13 +341,6 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
       mb.mode,
       "set metricsBackend.mode to install or existing",
     );
-  if (controlish && !cfg.stateMetrics.enabled)
-    add(
-      "stateMetrics.enabled",
-      `true when observability.profile is ${o.profile} (the function autoscaler reads it)`,
-      false,
-      "pulumi config set --path nvcf:stateMetrics.enabled true, or set observability.profile to disabled/compute",
-    );
   if (mb.mode === "install" && mb.type !== "victoriaMetrics")
     add(
       "observability.metricsBackend.type",
@@ -324,7 +348,7 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
       mb.type,
       "set metricsBackend.type to victoriaMetrics",
     );
-  if (mb.mode === "install" && mb.auth.mode !== "none")
+  if (mb.mode === "install" && mb.auth !== undefined && mb.auth.mode !== "none")
     add(
       "observability.metricsBackend.auth.mode",
       "none when metricsBackend.mode is install",
@@ -346,14 +370,37 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
         mb.remoteWriteEndpoint,
         "set metricsBackend.remoteWriteEndpoint",
       );
-    if (controlish && !mb.promqlEndpoint)
-      add(
-        "observability.metricsBackend.promqlEndpoint",
-        `a URL when metricsBackend.mode is existing and profile is ${o.profile}`,
-        mb.promqlEndpoint,
-        "set metricsBackend.promqlEndpoint",
-      );
   }
+  return out;
+}
+
+/**
+ * Observability rules of the control plane: the stack's mode rules (`observabilityStackRules`), then those of
+ * the control plane's own services: the function autoscaler (profiles control and all) reads state metrics
+ * and an existing backend's PromQL URL, and its authentication needs its endpoint or client certificate.
+ */
+export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
+  const o = cfg.observability;
+  const mb = o.metricsBackend;
+  const out: Problem[] = observabilityStackRules("control", o, cfg.bundleVersion);
+  const add = (key: string, expected: string, found: unknown, fix: string) =>
+    out.push({ key: K(key), expected, found: describe(found), fix });
+  if (o.profile === "disabled") return out;
+  const controlish = o.profile === "control" || o.profile === "all";
+  if (controlish && !cfg.stateMetrics.enabled)
+    add(
+      "stateMetrics.enabled",
+      `true when observability.profile is ${o.profile} (the function autoscaler reads it)`,
+      false,
+      "pulumi config set --path nvcf:stateMetrics.enabled true, or set observability.profile to disabled/compute",
+    );
+  if (mb.mode === "existing" && controlish && !mb.promqlEndpoint)
+    add(
+      "observability.metricsBackend.promqlEndpoint",
+      `a URL when metricsBackend.mode is existing and profile is ${o.profile}`,
+      mb.promqlEndpoint,
+      "set metricsBackend.promqlEndpoint",
+    );
   if (mb.auth.mode === "token" && !mb.auth.authnEndpoint)
     add(
       "observability.metricsBackend.auth.authnEndpoint",
@@ -377,6 +424,24 @@ export function observabilityRules(cfg: ControlPlaneConfig): Problem[] {
         "set auth.keyPath",
       );
   }
+  return out;
+}
+
+/**
+ * Observability rules of a GPU cluster: the stack's mode rules when it installs the stack, and an explicit
+ * `observability.install: true` refused where the bundle ships no observability stack (0.6.1: the releases of
+ * `OBSERVABILITY_RELEASES` have no version for it; unset, `install` installs nothing there).
+ */
+export function computeObservabilityRules(cfg: ComputePlaneConfig): Problem[] {
+  const o = cfg.observability;
+  const out = observabilityStackRules("compute", o, cfg.bundleVersion);
+  if (o.install === true && !bundleShipsObservability(cfg.bundleVersion))
+    out.push({
+      key: K("observability.install"),
+      expected: `unset or false: NVCF bundle ${cfg.bundleVersion} ships no observability stack (docs/v0.6.1/manifest.md lists none of its charts)`,
+      found: "true",
+      fix: `pulumi config rm --path nvcf:observability.install (NVCA's collector and gate still follow nvcf:observability.profile), or set nvcf:bundleVersion to ${Object.keys(releaseSpec("default-monitors").versions).join(" or ")}`,
+    });
   return out;
 }
 
@@ -797,6 +862,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
   const a = cfg.addons;
   out.push(...chartSourceRules(cfg.charts, "compute", cfg.bundleVersion));
   out.push(...releaseValuesRules(cfg, _ctx));
+  out.push(...computeObservabilityRules(cfg));
   // No registry key here is fine: the pull secret then uses the control plane's key (contract output).
   out.push(...registryKeyRules(cfg.registryKey, "registryKey"));
   if (a.topologyAwareScheduling.enabled && !a.kaiScheduler.enabled)
@@ -902,7 +968,8 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
 /** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in `values/`), for fixes. */
 const ENABLED_BY: Record<EnableFlag, string> = {
   always: "always on",
-  observabilityEnabled: "nvcf:observability.profile not disabled",
+  observabilityEnabled:
+    "nvcf:observability.profile: not disabled on the control plane; compute or all on a GPU cluster (with nvcf:observability.install not false)",
   prometheusOperatorCrdsInstall: "nvcf:observability.components.prometheusOperatorCrds install",
   otelOperatorInstall: "nvcf:observability.components.otelOperator install",
   metricsBackendInstall: "nvcf:observability.metricsBackend.mode install",

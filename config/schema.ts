@@ -176,26 +176,40 @@ const storage = z
   .prefault({});
 
 const mode = z.enum(["install", "existing", "disabled"]);
+const profile = z.enum(["disabled", "control", "compute", "all"]);
+
+/**
+ * The component modes of NVIDIA's observability stack (`deploy/stacks/observability/README.md`): `install`
+ * (the stack installs and owns it), `existing` (installed by someone else; the stack uses it), `disabled`.
+ */
+const observabilityComponents = z
+  .strictObject({
+    prometheusOperatorCrds: mode.default("install"),
+    otelOperator: mode.default("install"),
+    collector: mode.default("install"),
+    targetAllocator: mode.default("install"),
+    discoveryRbac: mode.default("install"),
+  })
+  .prefault({});
+
+/** The metrics backend the collector writes to: the bundled VictoriaMetrics (`install`) or an `existing` one. */
+const metricsBackendFields = {
+  mode: mode.default("install"),
+  type: z.enum(["victoriaMetrics", "external"]).default("victoriaMetrics"),
+  /** Remote-write URL of an `existing` backend. */
+  remoteWriteEndpoint: str.default(""),
+};
 
 /** Observability (docs/upstream-facts.md §1.5, §1.6). */
 const observability = z
   .strictObject({
-    profile: z.enum(["disabled", "control", "compute", "all"]).default("control"),
+    profile: profile.default("control"),
     namespace: str.min(1).default("monitoring"),
-    components: z
-      .strictObject({
-        prometheusOperatorCrds: mode.default("install"),
-        otelOperator: mode.default("install"),
-        collector: mode.default("install"),
-        targetAllocator: mode.default("install"),
-        discoveryRbac: mode.default("install"),
-      })
-      .prefault({}),
+    components: observabilityComponents,
     metricsBackend: z
       .strictObject({
-        mode: mode.default("install"),
-        type: z.enum(["victoriaMetrics", "external"]).default("victoriaMetrics"),
-        remoteWriteEndpoint: str.default(""),
+        ...metricsBackendFields,
+        /** PromQL URL of an `existing` backend, for the function autoscaler (profiles control and all). */
         promqlEndpoint: str.default(""),
         auth: z
           .strictObject({
@@ -216,6 +230,29 @@ const observability = z
       })
       .prefault({}),
     metrics: z.strictObject({ enabled: bool.default(false) }).prefault({}),
+  })
+  .prefault({});
+
+/**
+ * A GPU cluster's observability: `profile` as NVIDIA's compute-plane stack reads it (NVCA's own collector and the
+ * BYOObservability gate for compute/all, default compute), and NVIDIA's observability stack on the cluster for
+ * compute/all, with the control plane's per-cluster settings (namespace, component modes, metrics backend).
+ * Left out, being settings of control-plane services: tracing, metrics, and the backend's PromQL endpoint and
+ * authentication (read only by the function autoscaler).
+ */
+const computeObservability = z
+  .strictObject({
+    profile: profile.default("compute"),
+    /**
+     * Install NVIDIA's observability stack on this GPU cluster for profile compute/all (unset: yes, where the
+     * bundle ships the stack, 0.7.0 and later). false: another stack installs it there (NVIDIA installs it at
+     * most once per cluster, e.g. the control plane's when the GPU cluster is the control-plane cluster); the
+     * profile still switches NVCA's collector and gate.
+     */
+    install: bool.optional(),
+    namespace: str.min(1).default("monitoring"),
+    components: observabilityComponents,
+    metricsBackend: z.strictObject(metricsBackendFields).prefault({}),
   })
   .prefault({});
 
@@ -531,9 +568,7 @@ export const computePlaneSchema = z.strictObject({
       timeoutSeconds: z.number().int().min(10).default(300),
     })
     .prefault({}),
-  observability: z
-    .strictObject({ profile: z.enum(["disabled", "control", "compute", "all"]).default("compute") })
-    .prefault({}),
+  observability: computeObservability,
   /**
    * Where every compute-plane release runs, as the compute stack's `global.nodeSelector` (one `{key,value}`
    * term) and `global.tolerations` (docs/upstream-facts.md §2.4): applied to the NVCA operator, KAI, Grove and
@@ -618,6 +653,8 @@ export const computePlaneSchema = z.strictObject({
     .prefault({}),
   /** kubectl used for the ordered teardown (NVCFBackend removal before the operator). */
   kubectlPath: str.min(1).default("kubectl"),
+  /** Protect the cluster's VictoriaMetrics release (its metrics) from deletion. Default: on, except for stacks named `dev*`. */
+  protectStatefulData: bool.optional(),
   releaseValues,
   registryKey: str.optional(),
   chartRegistryPassword: str.optional(),

@@ -36,9 +36,14 @@
 # (nvcf-cli warns about that shared issuer, as it would on vanilla clusters).
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
-# and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/). Likewise
-# nothing runs nvcf-api's account-bootstrap hook: `up` starts tests/bin/account-bootstrap for nvcf-dev, which applies
-# the hook's payload to the stand-in NVCF API in $NVCF_LOCAL_DIR/nvcf-api/ (pid, log and the API's data there).
+# and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# Nothing runs nvcf-api's account-bootstrap hook either: `up` starts tests/bin/account-bootstrap for nvcf-dev, which
+# applies the hook's payload to the stand-in NVCF API in $NVCF_LOCAL_DIR/nvcf-api/ (pid, log and the API's data there).
+# Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
+# (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
+# Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
+# `kubectl exec` works on every cluster (kwok's Exec API); on nvcf-dev `up` also starts the host process behind the
+# stand-in in-pod tools (nodetool, cqlsh, bao in the Cassandra and OpenBao pods): scripts/inpod.sh.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -60,6 +65,9 @@ READINESS_SCALE="${NVCF_READINESS_SCALE:-20}"
 case "$READINESS_PROFILE" in none | real) ;; *) die "NVCF_READINESS_PROFILE must be none or real, got '$READINESS_PROFILE'" ;; esac
 [[ "$READINESS_SCALE" =~ ^[1-9][0-9]*$ ]] || die "NVCF_READINESS_SCALE must be a positive integer, got '$READINESS_SCALE'"
 GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.2.0}"
+# The controllerName of GatewayClass eg: Envoy Gateway's own (its default EnvoyGateway configuration), which the
+# stand-in gateway controller answers for.
+GATEWAY_CONTROLLER_NAME=gateway.envoyproxy.io/gatewayclass-controller
 
 cmd="${1:-up}"
 shift || true
@@ -73,6 +81,9 @@ for c in "${clusters[@]}"; do
 done
 
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --context "kwok-$1" "${@:2}"; }
+# kubectl exec on kwok (the Exec CRD of kwokctl_config) and the in-pod tools agent of nvcf-dev (inpod_start, inpod_stop).
+# shellcheck source=scripts/inpod.sh
+source "$ROOT/scripts/inpod.sh"
 
 exists() { kwokctl get clusters 2>/dev/null | grep -qx "$1"; }
 
@@ -160,7 +171,8 @@ EOF
 # kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
 # bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
 # controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
-# manager's host-path provisioner backs the StorageClass of storage_yaml. Leader election is off for the
+# manager's host-path provisioner backs the StorageClass of storage_yaml. enableCRDs Exec: kwok serves
+# `kubectl exec` (scripts/inpod.sh). Leader election is off for the
 # controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
 # for more than the lease's renew deadline (10 s), and nothing restarts them here.
 kwokctl_config() {
@@ -170,6 +182,8 @@ apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
+  enableCRDs:
+    - Exec
 componentsPatches:
   - name: kube-controller-manager
     extraArgs:
@@ -182,6 +196,7 @@ componentsPatches:
       - key: leader-elect
         value: "false"
 EOF
+  inpod_kwokctl_patch >>"$f"
   [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
   echo "$f"
 }
@@ -337,7 +352,7 @@ profile_wanted() {
 }
 
 gateway_yaml() {
-  cat <<'EOF'
+  cat <<EOF
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -355,7 +370,7 @@ kind: GatewayClass
 metadata:
   name: eg
 spec:
-  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  controllerName: $GATEWAY_CONTROLLER_NAME
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -449,16 +464,17 @@ up_one() {
     for f in "$crd_dir"/gateway.networking.k8s.io_*.yaml; do k "$name" apply --server-side -f "$f" >/dev/null; done
     k "$name" wait --for=condition=Established crd --all --timeout=60s >/dev/null
     gateway_yaml | k "$name" apply -f - >/dev/null
-    # No Envoy here: report the Gateway as a controller would (Programmed, address on loopback).
-    local ts
-    ts=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    k "$name" patch gatewayclass eg --subresource=status --type=merge -p \
-      "{\"status\":{\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
-    k "$name" -n envoy-gateway patch gateway nvcf-gateway --subresource=status --type=merge -p \
-      "{\"status\":{\"addresses\":[{\"type\":\"IPAddress\",\"value\":\"127.0.0.1\"}],\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\",\"reason\":\"Accepted\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1},{\"type\":\"Programmed\",\"status\":\"True\",\"reason\":\"Programmed\",\"message\":\"kwok stand-in\",\"lastTransitionTime\":\"$ts\",\"observedGeneration\":1}]}}" >/dev/null
   fi
   check_loopback "$name"
+  if [ "$name" = nvcf-dev ]; then
+    # No Envoy here: the stand-in controller reports the class, the Gateway (Programmed, address on loopback) and
+    # the routes as Envoy Gateway's controller would; its first pass is awaited, so preflight finds them reported.
+    gateway_start "$name"
+    k "$name" wait --for=condition=Accepted gatewayclass/eg --timeout=60s >/dev/null
+    k "$name" -n envoy-gateway wait --for=condition=Programmed gateway/nvcf-gateway --timeout=60s >/dev/null
+  fi
   operator_start "$name"
+  inpod_start "$name"
   bootstrap_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
@@ -490,77 +506,54 @@ check_loopback() {
 # under the kwok work dir, so it also exits by itself when the cluster is deleted, and `down`'s sweep of that dir
 # catches it.
 OPERATOR_DIR="$NVCF_LOCAL_DIR/operator"
-operator_pid() { # name -> the running stand-in's pid (fails when none runs)
-  local pid cmd
-  pid=$(cat "$OPERATOR_DIR/$1.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) &&
-    [[ "$cmd" == *"nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "* ]] && echo "$pid"
-}
+operator_match() { echo "nvca-operator --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
 operator_start() {
-  local name=$1 pid i
+  local name=$1
   [ "$name" != nvcf-dev ] || return 0
-  mkdir -p "$OPERATOR_DIR"
-  if pid=$(operator_pid "$name"); then
-    log "cluster $name: stand-in NVCA operator already running (pid $pid)"
-    return 0
-  fi
-  rm -f "$OPERATOR_DIR/$name.pid"
-  setsid -f node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
-    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid" \
-    </dev/null >>"$OPERATOR_DIR/$name.log" 2>&1
-  for i in $(seq 1 50); do
-    pid=$(operator_pid "$name") && { log "cluster $name: stand-in NVCA operator started (pid $pid, log $OPERATOR_DIR/$name.log)"; return 0; }
-    sleep 0.2
-  done
-  tail -n 20 "$OPERATOR_DIR/$name.log" >&2 || true
-  die "cluster $name: the stand-in NVCA operator did not start (log $OPERATOR_DIR/$name.log)"
+  host_process_start "$OPERATOR_DIR" "$name" "$(operator_match "$name")" "stand-in NVCA operator" \
+    node "$ROOT/tests/bin/nvca-operator" --kubeconfig "$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml" \
+    --context "kwok-$name" --state "$OPERATOR_DIR/$name.state" --pid-file "$OPERATOR_DIR/$name.pid"
 }
 operator_stop() {
-  local name=$1 pid i
-  if pid=$(operator_pid "$name"); then
-    kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-    log "cluster $name: stand-in NVCA operator stopped"
-  fi
-  rm -f "$OPERATOR_DIR/$name.pid" "$OPERATOR_DIR/$name.state"
+  host_process_stop "$OPERATOR_DIR" "$1" "$(operator_match "$1")" "stand-in NVCA operator"
+  rm -f "$OPERATOR_DIR/$1.state"
 }
 
-# The stand-in of nvcf-api's account-bootstrap hook container (tests/bin/account-bootstrap; what it does is in its
-# header), for the control-plane cluster only: a detached host process like the stand-in operator, with the stand-in
-# NVCF API it writes to (nvcf-cli reads it through NVCF_CLI_API_DIR, scripts/stack-env.sh), its pid file and log in
-# $API_DIR. The API's data lives as long as the cluster: `down` removes it.
-API_DIR="$NVCF_LOCAL_DIR/nvcf-api"
-bootstrap_pid() {
-  local pid
-  pid=$(cat "$API_DIR/bootstrap.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-    [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" == *"account-bootstrap --kubeconfig $KWOK_WORKDIR/clusters/nvcf-dev/"* ]] &&
-    echo "$pid"
+# The stand-in gateway controller of a cluster with Gateways (tests/bin/gateway-controller; what it writes and does
+# not is in its header): a detached host process like the operator, pid file and log in $GATEWAY_DIR. It answers for
+# GatewayClasses of $GATEWAY_CONTROLLER_NAME and reports 127.0.0.1 as the Gateways' address (nothing listens there).
+GATEWAY_DIR="$NVCF_LOCAL_DIR/gateway"
+gateway_match() { echo "gateway-controller --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
+gateway_start() {
+  host_process_start "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller" \
+    node "$ROOT/tests/bin/gateway-controller" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --pid-file "$GATEWAY_DIR/$1.pid" --controller-name "$GATEWAY_CONTROLLER_NAME" --address 127.0.0.1
 }
+gateway_stop() { host_process_stop "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller"; }
+
+# The stand-in of nvcf-api's account-bootstrap hook container (tests/bin/account-bootstrap; what it does is in its
+# header), for the control-plane cluster only: a detached host process like the operator, with the stand-in NVCF API
+# it writes to (nvcf-cli reads it through NVCF_CLI_API_DIR, scripts/stack-env.sh), its pid file and log in $API_DIR.
+# The API's data lives as long as the cluster: `down` removes it.
+API_DIR="$NVCF_LOCAL_DIR/nvcf-api"
+bootstrap_match() { echo "account-bootstrap --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
 bootstrap_start() {
   [ "$1" = nvcf-dev ] || return 0
-  local pid i
-  if pid=$(bootstrap_pid); then log "cluster $1: stand-in account bootstrap already running (pid $pid)"; return 0; fi
-  mkdir -p "$API_DIR"
-  setsid -f node "$ROOT/tests/bin/account-bootstrap" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
-    --context "kwok-$1" --api-dir "$API_DIR" --kubectl "$(command -v kubectl)" --pid-file "$API_DIR/bootstrap.pid" \
-    </dev/null >>"$API_DIR/bootstrap.log" 2>&1
-  for i in $(seq 1 50); do
-    pid=$(bootstrap_pid) && { log "cluster $1: stand-in account bootstrap started (pid $pid, log $API_DIR/bootstrap.log)"; return 0; }
-    sleep 0.2
-  done
-  die "cluster $1: the stand-in account bootstrap did not start (log $API_DIR/bootstrap.log)"
+  host_process_start "$API_DIR" "$1" "$(bootstrap_match "$1")" "stand-in account bootstrap" \
+    node "$ROOT/tests/bin/account-bootstrap" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --api-dir "$API_DIR" --kubectl "$(command -v kubectl)" --pid-file "$API_DIR/$1.pid"
 }
 bootstrap_stop() {
   [ "$1" = nvcf-dev ] || return 0
-  local pid
-  if pid=$(bootstrap_pid); then kill "$pid" 2>/dev/null || true; log "cluster $1: stand-in account bootstrap stopped"; fi
-  rm -f "$API_DIR/bootstrap.pid" "$API_DIR/nvcf-api.json"
+  host_process_stop "$API_DIR" "$1" "$(bootstrap_match "$1")" "stand-in account bootstrap"
+  rm -f "$API_DIR/nvcf-api.json"
 }
 
 down_one() {
   local name=$1
   operator_stop "$name"
+  gateway_stop "$name"
+  inpod_stop "$name"
   bootstrap_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.

@@ -8,6 +8,7 @@
 #                -> build (once) a Go command from the module proxy, print its cached path (see below)
 #   sigint_ignored    -> true when this shell started with SIGINT ignored (see below)
 #   sigint_default CMD... -> run CMD with SIGINT and SIGQUIT at their default disposition (see below)
+#   host_process_start|stop|pid DIR NAME MATCH ... -> a detached host process of a local cluster (see below)
 
 now_s() { date +%s; }
 
@@ -105,4 +106,43 @@ cpu_busy() {
     $2 == "cpu" && $1 <= a { t0 = total(); i0 = $6 + $7 }
     $2 == "cpu" && $1 >= b && t1 == "" { t1 = total(); i1 = $6 + $7 }
     END { if (t0 == "" || t1 == "" || t1 <= t0) print "0.000"; else printf "%.3f\n", 1 - (i1 - i0) / (t1 - t0) }' "$1"
+}
+
+# A detached host process of a local cluster (the stand-in NVCA operator, the in-pod tools agent): its own session
+# and no inherited pipes, so it outlives the calling script; pid file DIR/NAME.pid (the process writes it) and log
+# DIR/NAME.log. MATCH is part of its command line, so a reused pid is not taken for it.
+#   host_process_pid DIR NAME MATCH                 -> its pid while it runs (fails otherwise)
+#   host_process_start DIR NAME MATCH WHAT CMD...   -> starts CMD unless it runs; logs "cluster NAME: WHAT started"
+#   host_process_stop DIR NAME MATCH WHAT           -> TERM (KILL after 10 s), removes the pid file
+host_process_pid() {
+  local pid cmd
+  pid=$(cat "$1/$2.pid" 2>/dev/null) && [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) && [[ "$cmd" == *"$3"* ]] && echo "$pid"
+}
+host_process_start() {
+  local dir=$1 name=$2 match=$3 what=$4 pid i
+  shift 4
+  mkdir -p "$dir"
+  if pid=$(host_process_pid "$dir" "$name" "$match"); then
+    log "cluster $name: $what already running (pid $pid)"
+    return 0
+  fi
+  rm -f "$dir/$name.pid"
+  setsid -f "$@" </dev/null >>"$dir/$name.log" 2>&1
+  for i in $(seq 1 50); do
+    pid=$(host_process_pid "$dir" "$name" "$match") && { log "cluster $name: $what started (pid $pid, log $dir/$name.log)"; return 0; }
+    sleep 0.2
+  done
+  tail -n 20 "$dir/$name.log" >&2 || true
+  die "cluster $name: the $what did not start (log $dir/$name.log)"
+}
+host_process_stop() {
+  local pid i
+  if pid=$(host_process_pid "$1" "$2" "$3"); then
+    kill "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+    log "cluster $2: $4 stopped"
+  fi
+  rm -f "$1/$2.pid"
 }

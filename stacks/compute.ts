@@ -168,7 +168,7 @@ export async function computePlaneStack(
     access: { kubectl: cfg.kubectlPath, context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
     releases: enabledReleases("compute", cfg.bundleVersion, computeFlags(cfg)).map((r) => ({
       name: r.name,
-      namespace: computeReleaseNamespace(r),
+      namespace: computeReleaseNamespace(r, cfg),
       timeoutSeconds: cfg.charts.timeoutSeconds,
       rerunnableHooks: r.rerunnableInstallHooks,
     })),

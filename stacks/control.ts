@@ -12,12 +12,12 @@ import { stackFileText, withSecretReleaseValues } from "../config/load";
 import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
-import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules } from "../values/accounts";
+import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
-import { type PreviousOutputsReader, deployedAccountSettings, ownPreviousOutputs } from "./accountState";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { previousOutputs } from "./previous";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -48,13 +48,18 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
  * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
  * missing kubeconfig context of a GPU cluster fails before any resource is registered; so does a change of the
  * account settings that the API cannot apply to the deployed account (`ConfigError`, values/accounts.ts
- * `accountChangeRules`, against the outputs `readPrevious` returns).
+ * `accountChangeRules`, against this stack's previous outputs, stacks/previous.ts).
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
-  readPrevious: PreviousOutputsReader = ownPreviousOutputs,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  const problems = accountChangeRules(cfg, await deployedAccountSettings(readPrevious));
+  // This stack's previous outputs, read once (one reference to itself): every rule that judges a change against
+  // what is deployed reads its names from here.
+  const previous = await previousOutputs([ACCOUNT_SETTINGS_OUTPUT]);
+  const problems = accountChangeRules(
+    cfg,
+    readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT]),
+  );
   if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
 
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.

@@ -19,7 +19,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { type ReleaseSpec, chartVersion, enabledReleases, inDependencyOrder } from "../catalog/releases";
+import {
+  type ReleaseSpec,
+  chartVersion,
+  configNamespaces,
+  enabledReleases,
+  inDependencyOrder,
+} from "../catalog/releases";
 import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
@@ -121,14 +127,8 @@ export function stackValues(stack: string, opts: StackValuesOptions = {}): Recor
     if ((SECRET_KEYS as readonly string[]).includes(k)) secretKeys.add(k);
   }
   const cfg = validateConfig(raw, secretKeys, stack);
-  const fromConfig: Record<string, string | undefined> =
-    cfg.plane === "control"
-      ? {
-          gatewayControllerNamespace: (cfg as ControlPlaneConfig).gateway.controllerNamespace,
-          observabilityNamespace: (cfg as ControlPlaneConfig).observability.namespace,
-        }
-      : {};
-  const ns = (r: { namespace: { fixed: string } | { fromConfig: string } }) => {
+  const fromConfig = configNamespaces(cfg);
+  const ns = (r: ReleaseSpec) => {
     if ("fixed" in r.namespace) return r.namespace.fixed;
     const name = fromConfig[r.namespace.fromConfig];
     return opts.namespaces === "resolved" && name ? name : `<${r.namespace.fromConfig}>`;

@@ -16,6 +16,13 @@ import { DEFAULT_FEATURE_GATES } from "../config/rules";
 import type { ComputePlaneConfig, Toleration } from "../config/schema";
 import { UPSTREAM, PINNED_TAGS, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
 import { type Values, deepMerge, isPlainObject } from "./merge";
+import {
+  OBSERVABILITY_RELEASE_NAMES,
+  type ObservabilityImages,
+  isObservabilityRelease,
+  observabilityFlags,
+  observabilityValues,
+} from "./observability";
 
 /** What the control plane hands a compute plane (read through the stack-reference contract). */
 export interface ComputeInputs {
@@ -93,15 +100,13 @@ export const NVCA_PINS: Record<BundleVersion, { imageTag?: string; nvcaVersion?:
     "0.8.0": { imageTag: "3.2.7", nvcaVersion: "3.2.7", otelTag: "0.157.9" },
   };
 
-/** Which catalog flags are on for a compute-plane config (docs/upstream-facts.md §2.3 conditions). */
+/**
+ * Which catalog flags are on for a compute-plane config (docs/upstream-facts.md §2.3 conditions; the
+ * observability releases as `observabilityFlags` decides for a GPU cluster).
+ */
 export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolean> {
   const a = cfg.addons;
   const off = {
-    observabilityEnabled: false,
-    prometheusOperatorCrdsInstall: false,
-    otelOperatorInstall: false,
-    metricsBackendInstall: false,
-    collectorInstall: false,
     nats: false,
     certManager: false,
     openbao: false,
@@ -117,6 +122,7 @@ export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolea
   };
   return {
     ...off,
+    ...observabilityFlags("compute", cfg.observability, cfg.bundleVersion),
     always: true,
     kaiScheduler: a.kaiScheduler.enabled,
     kaiTopology: a.topologyAwareScheduling.enabled && a.kaiScheduler.enabled,
@@ -567,10 +573,42 @@ export function topologyValues(cfg: ComputePlaneConfig, target: "kai" | "grove")
 }
 
 /**
+ * The image context of a GPU cluster's observability releases: the control plane's mirror (read through the
+ * stack reference), this stack's `images.thirdParty` and pull secret.
+ */
+export function computeObservabilityImages(
+  cfg: ComputePlaneConfig,
+  mirror: ImageMirror,
+): ObservabilityImages {
+  return {
+    registry: mirror.imageRegistry,
+    repository: mirror.imageRepository,
+    thirdParty: cfg.images.thirdParty,
+    pullSecret: cfg.pullSecret.name,
+  };
+}
+
+/** Release names that have a values builder on the compute plane (every compute-plane release of the catalog). */
+export const COMPUTE_VALUES_RELEASES: readonly string[] = [
+  ...OBSERVABILITY_RELEASE_NAMES,
+  "kai-scheduler",
+  "nvcf-kai-topology",
+  "grove-operator",
+  "nvcf-grove-topology",
+  "dynamo-operator",
+  "nvca-operator",
+];
+
+/**
  * Values of a compute-plane release. Input: release name, config, control-plane inputs. Output: values with
  * `releaseValues.<release>` deep-merged last. Throws on an unknown release name.
  */
 export function computeValues(release: string, cfg: ComputePlaneConfig, inputs: ComputeInputs): Values {
+  if (isObservabilityRelease(release))
+    return deepMerge(
+      observabilityValues(release, cfg.observability, computeObservabilityImages(cfg, inputs)),
+      cfg.releaseValues[release],
+    );
   const table: Record<string, () => Values> = {
     "kai-scheduler": () => kaiValues(cfg, inputs),
     "nvcf-kai-topology": () => topologyValues(cfg, "kai"),

@@ -1,9 +1,8 @@
 /**
  * Values per control-plane release (pure functions): what NVIDIA's stack gives each chart
- * (`deploy/stacks/self-managed/global.yaml.gotmpl` for the NVCF charts, the inline values of
- * `deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl` and
- * `deploy/stacks/observability/values/victoria-metrics.yaml.gotmpl` for the observability charts, the inline
- * values of `helmfile.d/01-dependencies.yaml.gotmpl` for nvcf-pki), merged with the secrets layer
+ * (`deploy/stacks/self-managed/global.yaml.gotmpl` for the NVCF charts, `values/observability.ts` for the
+ * observability charts, the inline values of `helmfile.d/01-dependencies.yaml.gotmpl` for nvcf-pki), merged
+ * with the secrets layer
  * (`secrets/secrets.yaml.template`) and the user's per-release overrides (`nvcf:releaseValues`).
  *
  * Each release receives only the top-level key its chart reads, so a change to one service's settings
@@ -19,8 +18,15 @@ import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { llmManagesIssuer } from "../config/rules";
 import type { ControlPlaneConfig, Toleration } from "../config/schema";
 import { NGC_USER } from "./credentials";
-import { PINNED_TAGS, UPSTREAM, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
+import { PINNED_TAGS, UPSTREAM, mirrorBase, thirdPartyImage } from "./images";
 import { type Values, deepMerge } from "./merge";
+import {
+  OBSERVABILITY_RELEASE_NAMES,
+  type ObservabilityImages,
+  observabilityFlags,
+  observabilityValues,
+  vmsingleUrl,
+} from "./observability";
 
 /** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
 export interface ControlSecrets<S> {
@@ -48,14 +54,9 @@ export const OPENBAO_MIGRATIONS_SECRET_KEYS = [
 /** Which catalog flags are on for this config (the `condition`s of NVIDIA's helmfiles). */
 export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolean> {
   const o = cfg.observability;
-  const obs = o.profile !== "disabled";
   return {
     always: true,
-    observabilityEnabled: obs,
-    prometheusOperatorCrdsInstall: obs && o.components.prometheusOperatorCrds === "install",
-    otelOperatorInstall: obs && o.components.otelOperator === "install",
-    metricsBackendInstall: obs && o.metricsBackend.mode === "install",
-    collectorInstall: obs && o.components.collector === "install",
+    ...observabilityFlags("control", o, cfg.bundleVersion),
     nats: cfg.nats.enabled,
     certManager: cfg.certManager.managed,
     openbao: cfg.openbao.enabled,
@@ -76,20 +77,20 @@ export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolea
   };
 }
 
+/** The control plane's image context of its observability releases: its own mirror and pull secret. */
+export function observabilityImages(cfg: ControlPlaneConfig): ObservabilityImages {
+  return {
+    registry: cfg.images.registry,
+    repository: cfg.images.repository,
+    thirdParty: cfg.images.thirdParty,
+    pullSecret: cfg.pullSecret.name,
+  };
+}
+
 type PlacementType = "vault" | "cassandra" | "controlplane";
 
 /** Bundles whose `global.yaml.gotmpl` has the 0.7.0 shape (no PDB knobs, NGC registry env, old image names). */
 const before080 = (b: BundleVersion) => b !== "0.8.0";
-
-/** Third-party image defaults of `deploy/stacks/observability/environments/base.yaml` (upstream registries). */
-export const OBSERVABILITY_IMAGES = {
-  collectorRepository:
-    "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib",
-  collectorTag: "0.129.1",
-} as const;
-
-/** The label the collector's target allocator selects monitors by (observability `base.yaml`). */
-const OBSERVABILITY_TARGET = { "nvcf.nvidia.com/observability-target": "true" };
 
 /** Shared pieces every builder uses. */
 function common(cfg: ControlPlaneConfig) {
@@ -161,10 +162,6 @@ type Builder<S> = (cfg: ControlPlaneConfig, secrets: ControlSecrets<S>) => Value
 
 const D = (cfg: ControlPlaneConfig) => cfg.domain;
 const PDB_UNAVAILABLE_1 = { enabled: false, maxUnavailable: 1 };
-
-/** The in-cluster PromQL / remote-write base of the bundled VictoriaMetrics (`vmsingle` in the observability namespace). */
-const vmsingle = (cfg: ControlPlaneConfig) =>
-  `http://vmsingle.${cfg.observability.namespace}.svc.cluster.local:8428`;
 
 /**
  * The services the nvcf-ui control-plane health monitor probes, as NVIDIA's stack lists them
@@ -251,171 +248,16 @@ function uiHealthComponents(cfg: ControlPlaneConfig): Values[] {
   return out;
 }
 
-/** The default ServiceMonitor groups of the observability stack (`deploy/stacks/observability/environments/base.yaml`). */
-function defaultMonitors(cfg: ControlPlaneConfig): Values {
-  const p = cfg.observability.profile;
-  const sel = (instance: string, extra: Values = {}) => ({
-    "app.kubernetes.io/instance": instance,
-    ...extra,
-  });
-  return {
-    commonLabels: { ...OBSERVABILITY_TARGET },
-    controlPlane: {
-      enabled: p === "control" || p === "all",
-      interval: "30s",
-      path: "/metrics",
-      port: "metrics",
-      namespaces: ["nvcf"],
-      services: [
-        {
-          name: "state-metrics",
-          enabled: true,
-          selector: sel("state-metrics", { "app.kubernetes.io/name": "helm-nvcf-state-metrics" }),
-        },
-        { name: "invocation-service", enabled: true, selector: sel("invocation-service") },
-        { name: "grpc-proxy", enabled: true, selector: sel("grpc-proxy") },
-        { name: "llm-api-gateway", enabled: true, selector: sel("llm-api-gateway") },
-      ],
-    },
-    computePlane: {
-      enabled: p === "compute" || p === "all",
-      interval: "30s",
-      path: "/metrics",
-      services: [
-        {
-          name: "nvca",
-          enabled: true,
-          namespaces: ["nvca-system"],
-          port: "nvca",
-          selector: { "app.kubernetes.io/name": "nvca" },
-          labels: {},
-        },
-      ],
-      // ON PURPOSE: NVIDIA's observability base.yaml writes dcgm's namespaceSelector and selector one level up
-      // (computePlane.*), where the chart never reads them; the chart's own dcgm defaults are the same values.
-      dcgm: { enabled: true },
-      worker: {
-        enabled: true,
-        namespace: "",
-        namespaceSelector: { any: true },
-        selector: { matchExpressions: [{ key: "icms-request-id", operator: "Exists" }] },
-        interval: "30s",
-        path: "/metrics",
-        port: "metrics",
-        labels: {},
-      },
-    },
-  };
-}
-
 /** One builder per release. The map key is the release name of `catalog/releases.ts`. */
 function builders<S>(): Record<string, Builder<S>> {
   return {
-    // Only the CRDs the collector's target allocator and the default monitors use are installed.
-    "prometheus-operator-crds": () => {
-      const on = new Set(["podmonitors", "servicemonitors"]);
-      const all = [
-        "alertmanagerconfigs",
-        "alertmanagers",
-        "podmonitors",
-        "probes",
-        "prometheusagents",
-        "prometheuses",
-        "prometheusrules",
-        "scrapeconfigs",
-        "servicemonitors",
-        "thanosrulers",
-      ];
-      return { crds: Object.fromEntries(all.map((c) => [c, { enabled: on.has(c) }])) };
-    },
-    // Third-party charts keep their upstream images (as NVIDIA's stack does) unless images.thirdParty is mirror.
-    "opentelemetry-operator": (cfg) => {
-      const c = common(cfg);
-      return {
-        admissionWebhooks: {
-          certManager: { enabled: false },
-          autoGenerateCert: { enabled: true, recreate: false },
-        },
-        manager: {
-          // The operator's own image: the chart default (its appVersion tag) unless mirrored.
-          ...(c.mirrored ? { image: { repository: c.thirdParty(UPSTREAM.otelOperator) } } : {}),
-          collectorImage: {
-            repository: c.thirdParty(OBSERVABILITY_IMAGES.collectorRepository),
-            tag: OBSERVABILITY_IMAGES.collectorTag,
-          },
-        },
-        ...c.ips,
-      };
-    },
-    "victoria-metrics": (cfg) => {
-      const c = common(cfg);
-      return {
-        server: {
-          fullnameOverride: "vmsingle",
-          retentionPeriod: "1",
-          persistentVolume: { enabled: true, size: "16Gi" },
-          resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" } },
-          serviceMonitor: { enabled: true },
-          // The chart composes `<registry>/<repository>:<tag>` (tag: its appVersion) unless mirrored.
-          ...(c.mirrored
-            ? {
-                image: {
-                  registry: c.reg,
-                  repository: mirrorImage(UPSTREAM.victoriaMetrics, c.repo).replace(/^\//, ""),
-                },
-              }
-            : {}),
-        },
-        ...(c.pullSecretList.length ? { global: { imagePullSecrets: c.pullSecretList } } : {}),
-      };
-    },
-    "otel-collector": (cfg) => {
-      const c = common(cfg);
-      const o = cfg.observability;
-      const mb = o.metricsBackend;
-      return {
-        collectorName: "nvcf-observability",
-        // The chart reads `image` as one string (repository:tag).
-        image: `${c.thirdParty(OBSERVABILITY_IMAGES.collectorRepository)}:${OBSERVABILITY_IMAGES.collectorTag}`,
-        ...c.ips,
-        targetAllocatorRbac: { create: o.components.discoveryRbac === "install" },
-        targetAllocator: {
-          allocationStrategy: "consistent-hashing",
-          prometheusCR: {
-            enabled: true,
-            serviceMonitorSelector: { matchLabels: { ...OBSERVABILITY_TARGET } },
-            podMonitorSelector: { matchLabels: { ...OBSERVABILITY_TARGET } },
-            serviceMonitorNamespaceSelector: {},
-            podMonitorNamespaceSelector: {},
-          },
-          enabled: o.components.targetAllocator === "install",
-          // Mirrored: the target allocator's image in the OpenTelemetryCollector spec (the operator's default is
-          // ghcr.io/open-telemetry/opentelemetry-operator/target-allocator at its own version).
-          ...(c.mirrored
-            ? { image: `${c.thirdParty(UPSTREAM.targetAllocator)}:${PINNED_TAGS.targetAllocator}` }
-            : {}),
-        },
-        config: {
-          receivers: { prometheus: { config: { scrape_configs: [] } } },
-          processors: { batch: {} },
-          exporters: {
-            prometheusremotewrite: {
-              endpoint: mb.mode === "install" ? `${vmsingle(cfg)}/api/v1/write` : mb.remoteWriteEndpoint,
-            },
-          },
-          service: {
-            pipelines: {
-              metrics: {
-                receivers: ["prometheus"],
-                processors: ["batch"],
-                exporters: ["prometheusremotewrite"],
-              },
-            },
-          },
-        },
-      };
-    },
-    "default-monitors": (cfg) => defaultMonitors(cfg),
+    // NVIDIA's observability stack, as every cluster gets it (values/observability.ts).
+    ...Object.fromEntries(
+      OBSERVABILITY_RELEASE_NAMES.map((n) => [
+        n,
+        (cfg: ControlPlaneConfig) => observabilityValues(n, cfg.observability, observabilityImages(cfg)),
+      ]),
+    ),
     nats: (cfg) => {
       const c = common(cfg);
       const nats: Values = {};
@@ -972,7 +814,8 @@ function builders<S>(): Record<string, Builder<S>> {
         NVCF_API__NVCF_API_GRPC_ADDRESS: "http://api.nvcf.svc.cluster.local:9090",
         NVCF_API__DISABLE_AUTH: "false",
         NVCF_API__DRY_RUN: "false",
-        TIMESERIES_DB__TIMESERIES_DB_URL: mb.mode === "install" ? vmsingle(cfg) : mb.promqlEndpoint,
+        TIMESERIES_DB__TIMESERIES_DB_URL:
+          mb.mode === "install" ? vmsingleUrl(cfg.observability.namespace) : mb.promqlEndpoint,
         TIMESERIES_DB__AUTH_MODE: mb.auth.mode,
         TIMESERIES_DB__IGNORE_ENV: "true",
       };

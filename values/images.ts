@@ -56,8 +56,11 @@ export function mirrorImage(upstream: string, base: string): string {
 export interface ThirdPartyImage {
   /** Upstream reference as NVIDIA's stack or the chart's published default has it (tag, when fixed by the chart). */
   upstream: string;
-  /** Plane and release (or program-made workload) that runs it. */
-  plane: "control" | "compute";
+  /**
+   * Plane and release (or program-made workload) that runs it; `both` for NVIDIA's observability stack, which
+   * the control plane and each GPU cluster install (values/observability.ts).
+   */
+  plane: "control" | "compute" | "both";
   usedBy: string;
   /** Bundles that ship it (omitted: every bundle). */
   bundles?: readonly string[];
@@ -124,21 +127,21 @@ const KAI_COMPONENTS = [
 export const THIRD_PARTY_IMAGES: readonly ThirdPartyImage[] = [
   {
     upstream: `${UPSTREAM.otelOperator}:0.152.0`,
-    plane: "control",
+    plane: "both",
     usedBy: "opentelemetry-operator",
     bundles: ["0.7.0", "0.8.0"],
     key: "manager.image.repository",
   },
   {
     upstream: `${UPSTREAM.otelCollectorContrib}:0.129.1`,
-    plane: "control",
+    plane: "both",
     usedBy: "opentelemetry-operator, otel-collector",
     bundles: ["0.7.0", "0.8.0"],
     key: "manager.collectorImage.repository; otel-collector image",
   },
   {
     upstream: `${UPSTREAM.targetAllocator}:${PINNED_TAGS.targetAllocator}`,
-    plane: "control",
+    plane: "both",
     usedBy: "otel-collector (target allocator pods the operator creates)",
     bundles: ["0.7.0", "0.8.0"],
     when: "observability.components.targetAllocator: install",
@@ -146,7 +149,7 @@ export const THIRD_PARTY_IMAGES: readonly ThirdPartyImage[] = [
   },
   {
     upstream: `${UPSTREAM.victoriaMetrics}:v1.143.0`,
-    plane: "control",
+    plane: "both",
     usedBy: "victoria-metrics",
     bundles: ["0.7.0", "0.8.0"],
     when: "observability.metricsBackend.mode: install",

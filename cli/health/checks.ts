@@ -29,6 +29,8 @@ export interface LiveState {
   /** HTTPRoutes, GRPCRoutes, TCPRoutes (and TLS/UDP routes) in every namespace. */
   routes: KubeObject[];
   gateways: KubeObject[];
+  /** GatewayClasses (cluster-scoped), to name why a route has no controller status; undefined when not read. */
+  gatewayClasses?: KubeObject[];
   namespaces: KubeObject[];
   /** Services as `namespace/name`. */
   services: Set<string>;
@@ -326,22 +328,47 @@ export function checkHooks(stack: string, expected: readonly ExpectedRelease[], 
 // ---------------------------------------------------------------------------------------------------------
 // Routes (Gateway API)
 
+const GATEWAY_GROUP = "gateway.networking.k8s.io";
+
 interface ParentRef {
   name: string;
   namespace?: string;
   sectionName?: string;
+  port?: number;
+  group?: string;
   kind?: string;
 }
 
+interface RouteCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/** One entry of a route's status.parents (Gateway API RouteParentStatus). */
+interface RouteParentStatus {
+  parentRef?: ParentRef;
+  controllerName?: string;
+  conditions?: RouteCondition[];
+}
+
+interface Listener {
+  name: string;
+  protocol?: string;
+  allowedRoutes?: {
+    namespaces?: { from?: string; selector?: { matchLabels?: Record<string, string> } };
+  };
+}
+
+/** What is wrong with a route on one parent: the sentence for `found` and the fix for it. */
+interface RouteProblem {
+  text: string;
+  fix: string;
+}
+
 /** Whether a listener admits routes from a namespace (allowedRoutes.namespaces; default Same). */
-function admits(
-  listener: {
-    allowedRoutes?: { namespaces?: { from?: string; selector?: { matchLabels?: Record<string, string> } } };
-  },
-  gwNs: string,
-  routeNs: KubeObject | undefined,
-  routeNsName: string,
-) {
+function admits(listener: Listener, gwNs: string, routeNs: KubeObject | undefined, routeNsName: string) {
   const from = listener.allowedRoutes?.namespaces?.from ?? "Same";
   if (from === "All") return true;
   if (from === "Same") return gwNs === routeNsName;
@@ -350,40 +377,135 @@ function admits(
   return Object.entries(want).every(([k, v]) => labels[k] === v);
 }
 
-/** Why a route would not attach, judged from the Gateway's spec and the backends (when no controller reported). */
-export function staticRouteProblem(route: ManifestObject, live: LiveState): string | undefined {
-  const parents = (route.spec?.parentRefs ?? []) as ParentRef[];
-  if (parents.length === 0) return "it names no parent Gateway";
-  for (const p of parents) {
-    const ns = p.namespace ?? route.namespace;
-    const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
-    if (!gw) return `its parent Gateway ${ns}/${p.name} does not exist`;
-    const listeners = (gw.spec?.listeners ?? []) as {
-      name: string;
-      protocol?: string;
-      allowedRoutes?: never;
-    }[];
-    const cand = p.sectionName ? listeners.filter((l) => l.name === p.sectionName) : listeners;
-    if (cand.length === 0) return `Gateway ${ns}/${p.name} has no listener "${p.sectionName}"`;
-    const routeNs = live.namespaces.find((n) => n.metadata.name === route.namespace);
-    if (!cand.some((l) => admits(l, ns, routeNs, route.namespace)))
-      return `no listener of Gateway ${ns}/${p.name}${p.sectionName ? ` ("${p.sectionName}")` : ""} admits routes from namespace ${route.namespace} (allowedRoutes; label nvcf/platform=true)`;
-  }
+/** A parentRef with the defaults the Gateway API applies (group, kind Gateway, the route's namespace). */
+function normalRef(p: ParentRef, routeNs: string) {
+  return {
+    group: p.group ?? GATEWAY_GROUP,
+    kind: p.kind ?? "Gateway",
+    namespace: p.namespace ?? routeNs,
+    name: p.name,
+    sectionName: p.sectionName ?? "",
+    port: p.port ?? 0,
+  };
+}
+
+/** `namespace/name[:section]` of a parentRef, as the findings name a parent. */
+function parentLabel(p: ParentRef, routeNs: string): string {
+  const r = normalRef(p, routeNs);
+  return `${r.namespace}/${r.name}${r.sectionName ? `:${r.sectionName}` : ""}${r.port ? ` (port ${r.port})` : ""}`;
+}
+
+/** The backend Services a route's rules name that do not exist (`namespace/name`). */
+function missingBackends(route: ManifestObject, live: LiveState): string[] {
+  const out: string[] = [];
   for (const rule of (route.spec?.rules ?? []) as {
-    backendRefs?: { name: string; namespace?: string; kind?: string }[];
+    backendRefs?: { name: string; namespace?: string; kind?: string; group?: string }[];
   }[])
     for (const b of rule.backendRefs ?? []) {
-      if (b.kind && b.kind !== "Service") continue;
+      if ((b.kind && b.kind !== "Service") || (b.group && b.group !== "")) continue;
       const id = `${b.namespace ?? route.namespace}/${b.name}`;
-      if (!live.services.has(id)) return `its backend Service ${id} does not exist`;
+      if (!live.services.has(id)) out.push(id);
     }
+  return out;
+}
+
+/**
+ * Why a route would not attach to one parent, judged from the Gateway's spec alone: the Gateway and the
+ * `sectionName` listener exist and the listener admits the route's namespace; undefined when they do.
+ */
+function staticParentProblem(route: ManifestObject, p: ParentRef, live: LiveState): string | undefined {
+  const ns = p.namespace ?? route.namespace;
+  const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
+  if (!gw) return `its parent Gateway ${ns}/${p.name} does not exist`;
+  const listeners = (gw.spec?.listeners ?? []) as Listener[];
+  const cand = p.sectionName ? listeners.filter((l) => l.name === p.sectionName) : listeners;
+  if (cand.length === 0) return `Gateway ${ns}/${p.name} has no listener "${p.sectionName}"`;
+  const routeNs = live.namespaces.find((n) => n.metadata.name === route.namespace);
+  if (!cand.some((l) => admits(l, ns, routeNs, route.namespace)))
+    return `no listener of Gateway ${ns}/${p.name}${p.sectionName ? ` ("${p.sectionName}")` : ""} admits routes from namespace ${route.namespace} (allowedRoutes; label nvcf/platform=true)`;
   return undefined;
 }
 
 /**
- * Every route the releases render is Accepted by its Gateway and its references resolve (route status, set by
- * the gateway controller). A route no controller has reported on yet is judged from the Gateway's spec: parent
- * and listener exist, the listener admits the route's namespace, the backend Services exist.
+ * A parent that no controller has reported on. On a real cluster the Gateway's controller writes status on every
+ * route that names one of its Gateways, so a missing entry is a finding: the Gateway does not exist, its
+ * GatewayClass is missing or accepted by no controller (none runs), or the controller has not reported (yet).
+ */
+function unreportedParent(stack: string, route: ManifestObject, p: ParentRef, live: LiveState): RouteProblem {
+  const ns = p.namespace ?? route.namespace;
+  const label = parentLabel(p, route.namespace);
+  const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
+  if (!gw)
+    return {
+      text: `no status for parent ${label}: the Gateway does not exist, so no controller reports on the route`,
+      fix: `create Gateway ${ns}/${p.name}, or point nvcf:gateway.shared/grpc/nats at an existing Gateway and run pulumi up -s ${stack}`,
+    };
+  const className = String(gw.spec?.gatewayClassName ?? "");
+  const cls = live.gatewayClasses?.find((c) => c.metadata.name === className);
+  const controller = String(cls?.spec?.controllerName ?? "");
+  const statik = staticParentProblem(route, p, live);
+  const missing = missingBackends(route, live);
+  const seen = [statik, missing.length ? `backend Service ${missing.join(", ")} does not exist` : ""].filter(
+    Boolean,
+  );
+  const judged = seen.length ? `; from the Gateway's spec and the cluster: ${seen.join("; ")}` : "";
+  if (live.gatewayClasses && !cls)
+    return {
+      text: `no status for parent ${label}: Gateway ${ns}/${p.name} names GatewayClass ${className}, which does not exist${judged}`,
+      fix: `create GatewayClass ${className} for your Gateway API controller (or set the Gateway's gatewayClassName to an existing class)`,
+    };
+  if (cls && condition(cls, "Accepted")?.status !== "True")
+    return {
+      text: `no status for parent ${label}: no controller has accepted GatewayClass ${className} (controllerName ${controller}), so no Gateway API controller is running for it${judged}`,
+      fix: `install or start the Gateway API controller for ${controller} (Envoy Gateway: its Deployment in nvcf:gateway.controllerNamespace), then run nvcf status again`,
+    };
+  return {
+    text: `no status for parent ${label}: ${controller ? `the controller ${controller}` : "no controller"} has written none on the route${judged}`,
+    fix: `run nvcf status again in a moment; if the status stays missing, read the logs of the Gateway API controller${controller ? ` (${controller})` : ""}${statik ? ", and fix the Gateway's listeners or namespace labels" : ""}${missing.length ? ", and install the release that serves the backend" : ""}`,
+  };
+}
+
+/** The fix for a condition a controller reported false, by the specification's reason. */
+function conditionFix(
+  stack: string,
+  route: ManifestObject,
+  p: ParentRef,
+  c: RouteCondition,
+  live: LiveState,
+): string {
+  const ns = p.namespace ?? route.namespace;
+  const gw = live.gateways.find((g) => g.metadata.namespace === ns && g.metadata.name === p.name);
+  const names = ((gw?.spec?.listeners ?? []) as Listener[]).map((l) => l.name).join(", ");
+  const kind = route.kind;
+  switch (c.reason) {
+    case "NoMatchingParent":
+      return `give Gateway ${ns}/${p.name} a listener named "${p.sectionName ?? ""}"${p.port ? ` on port ${p.port}` : ""}, or point the route's parentRef at one it has (${names || "none"})`;
+    case "NotAllowedByListeners":
+      return `let the listener admit the route: label namespace ${route.namespace} nvcf/platform=true (the listeners' allowedRoutes selector), or allow ${kind}s from it in the listener's allowedRoutes`;
+    case "NoMatchingListenerHostname":
+      return `give the route a hostname under the listener's hostname, or change the listener's hostname (the routes' hostnames end in nvcf:domain)`;
+    case "BackendNotFound": {
+      const gone = missingBackends(route, live);
+      return `install the release that serves ${gone.length ? `Service ${gone.join(", ")}` : "the backend"} (pulumi up -s ${stack} --refresh reinstalls a release removed outside Pulumi), or fix the route's backendRef`;
+    }
+    case "RefNotPermitted":
+      return `add a ReferenceGrant in the backend's namespace that allows ${kind}s from namespace ${route.namespace} (the ingress release renders them: pulumi up -s ${stack} --refresh)`;
+    case "InvalidKind":
+      return "point the route's backendRef at a core Service";
+    default:
+      return `kubectl get ${kind.toLowerCase()} -n ${route.namespace} ${route.name} -o yaml shows the controller's message; fix the listener (name, protocol, allowedRoutes) or the backend and its ReferenceGrant`;
+  }
+}
+
+const conditionText = (c: RouteCondition, label: string) =>
+  `${c.type}=${c.status} (${c.reason ?? "no reason"}) from Gateway ${label}${c.message ? `: ${c.message.slice(0, 200)}` : ""}`;
+
+/**
+ * Every route the releases render reports, from its Gateway's controller, `Accepted` True and `ResolvedRefs` not
+ * False for each of its parentRefs (the status a Gateway API controller writes). A parent without status is itself a
+ * finding, named by its cause (Gateway or GatewayClass missing, no controller running, none reported yet; what the
+ * Gateway's spec says is added). A found problem names the route, the condition, the reason and the fix. `optional`:
+ * route names whose backend may be absent (a `BackendNotFound` there passes, with the reason given).
  */
 export function checkRoutes(
   stack: string,
@@ -412,58 +534,67 @@ export function checkRoutes(
         );
         continue;
       }
-      const parents = (route.status?.parents ?? []) as {
-        parentRef?: ParentRef;
-        conditions?: { type: string; status: string; reason?: string; message?: string }[];
-      }[];
-      if (parents.length === 0) {
-        const why = staticRouteProblem({ ...o, spec: route.spec ?? o.spec }, live);
-        if (why && /backend Service/.test(why) && optional[o.name]) {
-          out.push(pass("health.routes", stack, obj, `${why}, as expected: ${optional[o.name]}`));
+      const live0 = { ...o, spec: route.spec ?? o.spec };
+      const refs = (live0.spec?.parentRefs ?? []) as ParentRef[];
+      const entries = (route.status?.parents ?? []) as RouteParentStatus[];
+      const problems: RouteProblem[] = [];
+      const notes: string[] = [];
+      if (refs.length === 0)
+        problems.push({
+          text: "it names no parent Gateway",
+          fix: "give the route a parentRef to the Gateway (the ingress release renders them from nvcf:gateway.*)",
+        });
+      for (const p of refs) {
+        const want = JSON.stringify(normalRef(p, o.namespace));
+        const entry = entries.find(
+          (e) => e.parentRef && JSON.stringify(normalRef(e.parentRef, o.namespace)) === want,
+        );
+        if (!entry) {
+          problems.push(unreportedParent(stack, live0, p, live));
           continue;
         }
+        const label = parentLabel(p, o.namespace);
+        const acc = entry.conditions?.find((c) => c.type === "Accepted");
+        const res = entry.conditions?.find((c) => c.type === "ResolvedRefs");
+        if (acc?.status !== "True")
+          problems.push(
+            acc
+              ? { text: conditionText(acc, label), fix: conditionFix(stack, live0, p, acc, live) }
+              : {
+                  text: `no Accepted condition from Gateway ${label}`,
+                  fix: `read the logs of the Gateway API controller${entry.controllerName ? ` ${entry.controllerName}` : ""}`,
+                },
+          );
+        if (res && res.status === "False") {
+          if (optional[o.name] && res.reason === "BackendNotFound")
+            notes.push(`${conditionText(res, label)}, as expected: ${optional[o.name]}`);
+          else
+            problems.push({ text: conditionText(res, label), fix: conditionFix(stack, live0, p, res, live) });
+        }
+      }
+      if (problems.length) {
         out.push(
-          why
-            ? fail(
-                "health.routes",
-                stack,
-                obj,
-                `not attached: ${why}`,
-                "a route its Gateway accepts, with existing backends",
-                "fix the Gateway's listeners or namespace labels, or the backend release, then run nvcf status again",
-              )
-            : pass(
-                "health.routes",
-                stack,
-                obj,
-                "no controller status yet; its parent Gateway, listener, namespace admission and backend Services match",
-              ),
+          fail(
+            "health.routes",
+            stack,
+            obj,
+            problems.map((x) => x.text).join("; "),
+            "the route Accepted by its Gateway's controller on every parent, with its references resolved (ResolvedRefs)",
+            [...new Set(problems.map((x) => x.fix))].join("; "),
+          ),
         );
         continue;
       }
-      const bad = parents
-        .map((p) => {
-          const acc = p.conditions?.find((c) => c.type === "Accepted");
-          const res = p.conditions?.find((c) => c.type === "ResolvedRefs");
-          const gw = `${p.parentRef?.namespace ?? o.namespace}/${p.parentRef?.name ?? "?"}${p.parentRef?.sectionName ? `:${p.parentRef.sectionName}` : ""}`;
-          if (acc?.status !== "True")
-            return `Gateway ${gw} did not accept it (${acc ? `${acc.reason ?? acc.status}${acc.message ? `: ${acc.message.slice(0, 160)}` : ""}` : "no Accepted condition"})`;
-          if (res && res.status !== "True" && !(optional[o.name] && res.reason === "BackendNotFound"))
-            return `its references do not resolve on ${gw} (${res.reason ?? res.status}${res.message ? `: ${res.message.slice(0, 160)}` : ""})`;
-          return undefined;
-        })
-        .filter((x): x is string => x !== undefined);
+      const parents = refs.map((p) => parentLabel(p, o.namespace)).join(", ");
       out.push(
-        bad.length
-          ? fail(
-              "health.routes",
-              stack,
-              obj,
-              bad.join("; "),
-              "the route Accepted and attached, with its references resolved",
-              `kubectl get ${o.kind.toLowerCase()} -n ${o.namespace} ${o.name} -o yaml shows the controller's reason; fix the listener (name, protocol, allowedRoutes) or the backend and its ReferenceGrant`,
-            )
-          : pass("health.routes", stack, obj, `Accepted by ${parents.length} parent(s), references resolved`),
+        pass(
+          "health.routes",
+          stack,
+          obj,
+          notes.length
+            ? `Accepted by Gateway ${parents}; ${notes.join("; ")}`
+            : `Accepted=True, ResolvedRefs=True from Gateway ${parents}`,
+        ),
       );
     }
   }
@@ -658,6 +789,149 @@ export function checkCompute(
           )
         : pass("health.workloads", stack, "DaemonSet kube-system/node-inotify-tuner", "ready on every node"),
     );
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// NVIDIA's observability stack (deploy/stacks/observability; both planes)
+
+/** What a stack's observability releases should have made, from its config (cli/health/index.ts). */
+export interface ExpectedObservability {
+  /** The observability namespace. */
+  namespace: string;
+  /** The OpenTelemetryCollector the stack's otel-collector release renders; absent when the collector is not installed. */
+  collector?: {
+    name: string;
+    /** Whether its spec asks for the Target Allocator (`components.targetAllocator: install`). */
+    targetAllocator: boolean;
+    /** The labels its Target Allocator selects ServiceMonitors and PodMonitors by (`prometheusCR.*Selector.matchLabels`). */
+    selectors: Record<"ServiceMonitor" | "PodMonitor", Record<string, string>>;
+  };
+  /** The monitors the default-monitors release renders for the profile (ServiceMonitors and PodMonitors). */
+  monitors: { kind: "ServiceMonitor" | "PodMonitor"; name: string; namespace: string }[];
+  /** The pull secret the stack's pods reference there; absent when the nodes authenticate themselves. */
+  pullSecret?: string;
+}
+
+/** What the observability checks read from a cluster. */
+export interface ObservabilityState {
+  /** OpenTelemetryCollectors of the observability namespace; undefined when the CRD is not served. */
+  collectors?: KubeObject[];
+  /** ServiceMonitors and PodMonitors of the namespaces the monitors go to; undefined when the CRDs are not served. */
+  serviceMonitors?: KubeObject[];
+  podMonitors?: KubeObject[];
+  /** The pull secret's `type` in the observability namespace; undefined when there is no such Secret. */
+  pullSecretType?: string;
+}
+
+const matches = (labels: Record<string, string> | undefined, want: Record<string, string>) =>
+  Object.entries(want).every(([k, v]) => labels?.[k] === v);
+
+/**
+ * The observability stack of one cluster: the collector object the otel-collector release renders exists, with
+ * the Target Allocator on when the stack installs it (NVIDIA's acceptance feature checks
+ * `spec.targetAllocator.enabled: true`); every monitor of the profile exists (on a GPU cluster the NVCA
+ * ServiceMonitor and the DCGM and worker PodMonitors) and carries the labels the collector's Target Allocator
+ * selects (the collector is wired to it); the pull secret is in the observability namespace. Input: the stack,
+ * what it declares and what the cluster holds. Output: one finding per object.
+ */
+export function checkObservability(
+  stack: string,
+  want: ExpectedObservability,
+  st: ObservabilityState,
+): Finding[] {
+  const out: Finding[] = [];
+  const ns = want.namespace;
+  const bad = (obj: string, found: string, needed: string, fix: string) =>
+    out.push(fail("health.observability", stack, obj, found, needed, fix));
+  const ok = (obj: string, found: string) => out.push(pass("health.observability", stack, obj, found));
+  const rerunRelease = (release: string) =>
+    `pulumi up -s ${stack} --refresh (the refresh notices the release's missing objects; helm history ${release} -n ${ns} shows what it last did)`;
+  if (want.collector) {
+    const c = want.collector;
+    const obj = `OpenTelemetryCollector ${ns}/${c.name}`;
+    const live = st.collectors?.find((x) => x.metadata.name === c.name);
+    if (st.collectors === undefined)
+      bad(
+        obj,
+        "the OpenTelemetryCollector CRD is not served",
+        "the CRDs of the OpenTelemetry Operator (release opentelemetry-operator, or the existing operator of observability.components.otelOperator: existing)",
+        rerunRelease("opentelemetry-operator"),
+      );
+    else if (!live)
+      bad(
+        obj,
+        "missing",
+        "the collector object release otel-collector renders",
+        rerunRelease("otel-collector"),
+      );
+    else if (c.targetAllocator && live.spec?.targetAllocator?.enabled !== true)
+      bad(
+        obj,
+        "spec.targetAllocator.enabled is not true",
+        "the Target Allocator on (observability.components.targetAllocator: install), which discovers the monitors",
+        rerunRelease("otel-collector"),
+      );
+    else
+      ok(
+        obj,
+        c.targetAllocator
+          ? "exists, Target Allocator enabled"
+          : "exists (no Target Allocator: not installed by the stack)",
+      );
+  }
+  for (const m of want.monitors) {
+    const obj = `${m.kind} ${m.namespace}/${m.name}`;
+    const list = m.kind === "ServiceMonitor" ? st.serviceMonitors : st.podMonitors;
+    const live = list?.find((x) => x.metadata.name === m.name && x.metadata.namespace === m.namespace);
+    const selector = want.collector?.targetAllocator ? want.collector.selectors[m.kind] : undefined;
+    if (list === undefined)
+      bad(
+        obj,
+        `the ${m.kind} CRD is not served`,
+        "the Prometheus Operator CRDs (release prometheus-operator-crds, or existing ones)",
+        rerunRelease("prometheus-operator-crds"),
+      );
+    else if (!live)
+      bad(
+        obj,
+        "missing",
+        "the monitor release default-monitors renders for the profile",
+        rerunRelease("default-monitors"),
+      );
+    else if (selector && !matches(live.metadata.labels, selector))
+      bad(
+        obj,
+        `its labels lack ${Object.entries(selector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")}`,
+        `the labels collector ${want.collector?.name}'s Target Allocator selects, or it scrapes nothing from this monitor`,
+        `set the label through nvcf:releaseValues.default-monitors.commonLabels, then pulumi up -s ${stack}`,
+      );
+    else
+      ok(
+        obj,
+        selector ? `exists, selected by collector ${want.collector?.name}'s Target Allocator` : "exists",
+      );
+  }
+  if (want.pullSecret) {
+    const obj = `Secret ${ns}/${want.pullSecret}`;
+    if (st.pullSecretType === undefined)
+      bad(
+        obj,
+        "missing",
+        "the image pull secret the observability releases' pods reference",
+        `pulumi up -s ${stack} --refresh (nvcf:pullSecret.create true), or create it in ${ns} (create false)`,
+      );
+    else if (st.pullSecretType !== "kubernetes.io/dockerconfigjson")
+      bad(
+        obj,
+        `of type ${st.pullSecretType}`,
+        "a kubernetes.io/dockerconfigjson Secret",
+        `pulumi up -s ${stack} --refresh`,
+      );
+    else ok(obj, "the image pull secret (kubernetes.io/dockerconfigjson)");
   }
   return out;
 }

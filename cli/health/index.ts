@@ -3,10 +3,11 @@
  * cluster's Helm release records, workloads, Jobs, routes and (GPU clusters) the NVCA objects with kubectl, in
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */
-import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/releases";
-import type { ControlPlaneConfig } from "../../config/schema";
+import { chartVersion, configNamespaces, enabledReleases, resolveNamespace } from "../../catalog/releases";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { type Values, deepMerge } from "../../values/merge";
+import { monitorObjects, observabilityFlags, observabilityValues } from "../../values/observability";
 import type { Kube, KubeObject } from "../kube";
 import {
   type CheckOptions,
@@ -22,9 +23,12 @@ import {
   type ComputeState,
   type ExpectedIdentity,
   type ExpectedRelease,
+  type ExpectedObservability,
   type LiveState,
+  type ObservabilityState,
   checkCompute,
   checkHooks,
+  checkObservability,
   checkReleases,
   checkRoutes,
   checkWorkloads,
@@ -50,15 +54,6 @@ export interface HealthOptions extends CheckOptions {
   onRetry?: (unhealthy: Finding[], secondsLeft: number) => void;
 }
 
-/** The namespace a control-plane release goes into (as components/controlPlane.ts `releaseNamespace`). */
-function namespaceOf(spec: ReleaseSpec, cfg: ControlPlaneConfig | undefined): string {
-  if ("fixed" in spec.namespace) return spec.namespace.fixed;
-  if (!cfg) return "";
-  return spec.namespace.fromConfig === "gatewayControllerNamespace"
-    ? cfg.gateway.controllerNamespace
-    : cfg.observability.namespace;
-}
-
 /** The releases a stack declares, with namespaces and pinned versions. */
 export function expectedReleases(s: CheckedStack): ExpectedRelease[] {
   const cfg = s.config;
@@ -68,11 +63,87 @@ export function expectedReleases(s: CheckedStack): ExpectedRelease[] {
       : enabledReleases("compute", cfg.bundleVersion, computeFlags(computeConfig(s)));
   return list.map((r) => ({
     name: r.name,
-    namespace: namespaceOf(r, cfg.plane === "control" ? controlConfig(s) : undefined),
+    namespace: resolveNamespace(
+      r,
+      configNamespaces(cfg.plane === "control" ? controlConfig(s) : computeConfig(s)),
+    ),
     chart: r.chart,
     version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
     resource: `nvcf-${r.name}`,
   }));
+}
+
+/**
+ * What a stack's observability releases render that the checks look for (`checkObservability`), from its
+ * config: the collector object when the stack installs the collector, the monitors of its profile, the pull
+ * secret. The values are the program's (`values/observability.ts` with `nvcf:releaseValues` merged), so an
+ * override such as another `collectorName` is followed. Undefined when the stack installs no observability
+ * stack (profile, `observability.install`, or a bundle without it).
+ */
+export function expectedObservability(s: CheckedStack): ExpectedObservability | undefined {
+  const cfg = s.config;
+  const c = cfg.plane === "control" ? controlConfig(s) : computeConfig(s);
+  const o = c.observability;
+  const flags = observabilityFlags(cfg.plane, o, cfg.bundleVersion);
+  if (!flags.observabilityEnabled) return undefined;
+  // Images do not change what is checked: the mirror is left empty.
+  const img = {
+    registry: "",
+    repository: "",
+    thirdParty: "upstream" as const,
+    pullSecret: cfg.pullSecret.name,
+  };
+  const values = (release: string): Values =>
+    deepMerge(observabilityValues(release, o, img), c.releaseValues[release]);
+  const ns = o.namespace;
+  const col = values("otel-collector");
+  const ta = (col["targetAllocator"] ?? {}) as Values;
+  const cr = (ta["prometheusCR"] ?? {}) as Values;
+  const labels = (sel: unknown) =>
+    ((sel as Values | undefined)?.["matchLabels"] ?? {}) as Record<string, string>;
+  return {
+    namespace: ns,
+    collector: flags.collectorInstall
+      ? {
+          name: String(col["collectorName"]),
+          targetAllocator: ta["enabled"] === true,
+          selectors: {
+            ServiceMonitor: labels(cr["serviceMonitorSelector"]),
+            PodMonitor: labels(cr["podMonitorSelector"]),
+          },
+        }
+      : undefined,
+    monitors: monitorObjects(values("default-monitors"), ns),
+    pullSecret: cfg.pullSecret.name ?? undefined,
+  };
+}
+
+/** Reads the observability objects of one cluster a stack's `ExpectedObservability` names (in parallel). */
+export async function readObservability(
+  kube: Kube,
+  want: ExpectedObservability,
+): Promise<ObservabilityState> {
+  const list = async (kind: string, namespaces: string[]): Promise<KubeObject[] | undefined> => {
+    const got = await Promise.all(
+      namespaces.map((n) => kube.maybe<{ items?: KubeObject[] }>(["get", kind, "-n", n])),
+    );
+    return got.some((g) => g === undefined) ? undefined : got.flatMap((g) => g?.items ?? []);
+  };
+  const nsOf = (k: string) => [...new Set(want.monitors.filter((m) => m.kind === k).map((m) => m.namespace))];
+  const [collectors, serviceMonitors, podMonitors, secret] = await Promise.all([
+    want.collector ? list("opentelemetrycollectors.opentelemetry.io", [want.namespace]) : Promise.resolve([]),
+    list("servicemonitors.monitoring.coreos.com", nsOf("ServiceMonitor")),
+    list("podmonitors.monitoring.coreos.com", nsOf("PodMonitor")),
+    want.pullSecret
+      ? kube.run(["get", "secret", want.pullSecret, "-n", want.namespace, "-o", "jsonpath={.type}"])
+      : Promise.resolve(undefined),
+  ]);
+  return {
+    collectors,
+    serviceMonitors,
+    podMonitors,
+    pullSecretType: secret && secret.code === 0 ? secret.stdout.trim() : undefined,
+  };
 }
 
 const SERVICE_COLUMNS = 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}';
@@ -80,7 +151,7 @@ const SERVICE_COLUMNS = 'jsonpath={range .items[*]}{.metadata.namespace}/{.metad
 /** Reads what the checks need from one cluster (every call in parallel). Throws `KubeError` when it does not answer. */
 export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveState> {
   const none = Promise.resolve([] as KubeObject[]);
-  const [secrets, deploys, sts, ds, jobs, http, grpc, tcp, gateways, namespaces, services] =
+  const [secrets, deploys, sts, ds, jobs, http, grpc, tcp, gateways, classes, namespaces, services] =
     await Promise.all([
       kube.items(["secrets", "-A", "-l", "owner=helm"]),
       kube.items(["deployments.apps", "-A"]),
@@ -91,6 +162,7 @@ export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveSta
       withRoutes ? kube.items(["grpcroutes.gateway.networking.k8s.io", "-A"]) : none,
       withRoutes ? kube.items(["tcproutes.gateway.networking.k8s.io", "-A"]) : none,
       withRoutes ? kube.items(["gateways.gateway.networking.k8s.io", "-A"]) : none,
+      withRoutes ? kube.items(["gatewayclasses.gateway.networking.k8s.io"]) : none,
       withRoutes ? kube.items(["namespaces"]) : none,
       withRoutes
         ? kube.run(["get", "services", "-A", "-o", SERVICE_COLUMNS])
@@ -103,6 +175,7 @@ export async function readLive(kube: Kube, withRoutes: boolean): Promise<LiveSta
     jobs,
     routes: [...kinded(http, "HTTPRoute"), ...kinded(grpc, "GRPCRoute"), ...kinded(tcp, "TCPRoute")],
     gateways,
+    gatewayClasses: classes,
     namespaces,
     services: new Set(services.stdout.split("\n").filter(Boolean)),
   };
@@ -154,12 +227,15 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Findin
         ),
       ];
     const compute = s.config.plane === "compute";
+    const obs = expectedObservability(s);
     let live: LiveState;
     let cstate: ComputeState | undefined;
+    let ostate: ObservabilityState | undefined;
     try {
-      [live, cstate] = await Promise.all([
+      [live, cstate, ostate] = await Promise.all([
         readLive(access.kube, !compute),
         compute ? readCompute(access.kube) : Promise.resolve(undefined),
+        obs ? readObservability(access.kube, obs) : Promise.resolve(undefined),
       ]);
     } catch (e) {
       return [
@@ -180,6 +256,7 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Findin
       ...checkHooks(st, expected, live),
       ...checkRoutes(st, expected, live, optionalRoutes(s)),
     ];
+    if (obs && ostate) out.push(...checkObservability(st, obs, ostate));
     if (cstate) {
       const name = computeConfig(s).clusterName;
       out.push(...checkCompute(st, name, cstate, opts.registrations?.[name]));

@@ -19,12 +19,15 @@ import {
   type EnableFlag,
   type ReleaseSpec,
   chartVersion,
+  configNamespaces,
   enabledReleases,
   inDependencyOrder,
+  resolveNamespace,
 } from "../../catalog/releases";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
+import { isObservabilityRelease } from "../../values/observability";
 import type { Kube } from "../kube";
 
 /** Resource types of the objects adopted. */
@@ -112,7 +115,7 @@ export function adoptionPlan(
     releases = inDependencyOrder(enabledReleases("control", c.bundleVersion, flags), flags);
     const ns = new Set<string>();
     for (const r of releases) {
-      const n = controlNamespace(r, c);
+      const n = resolveNamespace(r, configNamespaces(c));
       if (!c.gateway.install && n === c.gateway.controllerNamespace) continue;
       ns.add(n);
     }
@@ -127,10 +130,10 @@ export function adoptionPlan(
     const flags = computeFlags(c) as Record<EnableFlag, boolean>;
     releases = inDependencyOrder(enabledReleases("compute", c.bundleVersion, flags), flags);
     const ns = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...c.pullSecretNamespaces]);
-    for (const r of releases) if ("fixed" in r.namespace) ns.add(r.namespace.fixed);
+    for (const r of releases) ns.add(resolveNamespace(r, configNamespaces(c)));
     namespaces = [...ns];
     const pull = new Set<string>(c.pullSecretNamespaces);
-    for (const r of releases) if ("fixed" in r.namespace) pull.add(r.namespace.fixed);
+    for (const r of releases) pull.add(resolveNamespace(r, configNamespaces(c)));
     // The compute plane creates pull secrets when it has a key: its own, or the control plane's.
     pullNamespaces = c.pullSecret.name !== null && c.pullSecret.create ? [...pull] : [];
   }
@@ -158,11 +161,7 @@ export function adoptionPlan(
       });
   }
   for (const r of releases) {
-    const ns = control
-      ? controlNamespace(r, cfg as ControlPlaneConfig)
-      : "fixed" in r.namespace
-        ? r.namespace.fixed
-        : "nvca-operator";
+    const ns = resolveNamespace(r, configNamespaces(cfg));
     comp(`rel:${r.name}`, "nvcf:index:Release", `${top}-${r.name}`, "plane");
     imports.push({
       key: `helm:${r.name}`,
@@ -209,13 +208,6 @@ export function adoptionPlan(
     pullSecretNamespaces: pullNamespaces,
     pullSecretName: cfg.pullSecret.name,
   };
-}
-
-function controlNamespace(r: ReleaseSpec, c: ControlPlaneConfig): string {
-  if ("fixed" in r.namespace) return r.namespace.fixed;
-  return r.namespace.fromConfig === "gatewayControllerNamespace"
-    ? c.gateway.controllerNamespace
-    : c.observability.namespace;
 }
 
 /** The URN of every planned component and import, keyed by plan key. */
@@ -367,7 +359,9 @@ export function checkReleases(plan: AdoptionPlan, live: readonly LiveRelease[], 
         needed: `release ${want.name} (chart ${want.chart} ${want.version}) in namespace ${want.namespace}, as NVIDIA's stack installs it`,
         fix: elsewhere.length
           ? "check the namespace settings of the environment file (e.g. ingress.gatewayApi.controllerNamespace, observability.namespace)"
-          : "check that the environment file is the one this installation was made with (a disabled component in it stays uninstalled), then run again",
+          : plan.plane === "compute" && isObservabilityRelease(want.name)
+            ? "NVIDIA installs the observability stack on a GPU cluster separately (make -C deploy/stacks/observability install); if it was never installed here, run again with --set observability.install=false (the stack installs it later when that is removed)"
+            : "check that the environment file is the one this installation was made with (a disabled component in it stays uninstalled), then run again",
       });
       continue;
     }

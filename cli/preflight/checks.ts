@@ -7,6 +7,11 @@ import type { ComputePlaneConfig, ControlPlaneConfig, Toleration } from "../../c
 import { missingListeners } from "../../components/gateway";
 import { featureGates } from "../../values/compute";
 import { controlFlags, controlValues } from "../../values/control";
+import {
+  OBSERVABILITY_RELEASE_NAMES,
+  type ObservabilitySettings,
+  installsObservability,
+} from "../../values/observability";
 import { GATEWAY_LISTENERS, requiredListeners } from "../../values/routes";
 import { type KubeObject, condition } from "../kube";
 import type { Finding } from "../types";
@@ -810,7 +815,7 @@ export const identityOf = (label: string, f: ClusterFacts): ClusterIdentity => (
   issuer: f.openid?.issuer,
 });
 
-const sameCluster = (a: ClusterIdentity, b: ClusterIdentity) =>
+export const sameCluster = (a: ClusterIdentity, b: ClusterIdentity) =>
   (a.uid !== undefined && a.uid === b.uid) || a.kids.some((k) => b.kids.includes(k));
 
 /**
@@ -888,4 +893,153 @@ export function checkGpuIdentity(
     );
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// NVIDIA's observability stack (both planes; deploy/stacks/observability)
+
+/** The CRDs of the observability stack's infrastructure: what the default monitors and the collector create. */
+const MONITOR_CRDS = ["servicemonitors.monitoring.coreos.com", "podmonitors.monitoring.coreos.com"];
+const COLLECTOR_CRD = "opentelemetrycollectors.opentelemetry.io";
+
+/**
+ * The observability stack a stack installs on its cluster, against what the cluster already runs (as
+ * `checkCertManager` and `checkKai` do for theirs). With `install` mode, a component installed outside this
+ * stack would clash (Helm refuses to adopt CRDs another release owns, "invalid ownership metadata") and, on
+ * destroy, the stack would remove it: the Prometheus Operator CRDs (monitoring.coreos.com) or the OpenTelemetry
+ * Operator (its opentelemetry.io CRDs, or a Deployment labelled app.kubernetes.io/name=opentelemetry-operator)
+ * not owned by this stack's release in the observability namespace. With `existing` mode, what the stack then
+ * uses must be there: the ServiceMonitor/PodMonitor CRDs, and the OpenTelemetryCollector CRD when the stack
+ * installs the collector. And one observability stack per cluster (NVIDIA's README): one of its release names in
+ * another namespace is another installation. Input: the stack's config (either plane), the cluster facts (read
+ * with `observability: true`), the stack. Output: findings of check `observability.external` (none when the
+ * stack installs no observability stack there).
+ */
+export function checkObservabilityStack(
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  facts: ClusterFacts,
+  stack: string,
+): Finding[] {
+  const plane = cfg.plane;
+  const o: ObservabilitySettings = cfg.observability;
+  if (!installsObservability(plane, o, cfg.bundleVersion)) return [];
+  const ns = o.namespace;
+  const c = o.components;
+  const obj = `observability stack (namespace ${ns})`;
+  const out: Finding[] = [];
+  const bad = (found: string, needed: string, fix: string) =>
+    out.push(fail("observability.external", stack, obj, found, needed, fix));
+  const set = (key: string, value: string) => `pulumi config set --path nvcf:observability.${key} ${value}`;
+  const owner = (rel?: string, relNs?: string) =>
+    rel ? `Helm release ${relNs ?? "?"}/${rel}` : "not installed by Helm";
+  const ours = (release: string) => (rel?: string, relNs?: string) => rel === release && relNs === ns;
+
+  const elsewhere = facts.helmReleases.filter((r) => {
+    const [rNs, name] = r.split("/");
+    return rNs !== ns && (OBSERVABILITY_RELEASE_NAMES as readonly string[]).includes(name);
+  });
+  if (elsewhere.length)
+    bad(
+      `another installation of NVIDIA's observability stack on this cluster (Helm release ${elsewhere.join(", ")})`,
+      "the observability stack installed at most once per cluster (deploy/stacks/observability/README.md), by this stack in namespace " +
+        ns,
+      plane === "compute"
+        ? `keep the other one: ${set("install", "false")} -s ${stack}; or uninstall it first`
+        : `keep the other one: ${set("profile", "disabled")} -s ${stack}, or set nvcf:observability.namespace to its namespace; or uninstall it first`,
+    );
+
+  const monitorCrds = facts.crds.filter((x) => x.name.endsWith(".monitoring.coreos.com"));
+  if (c.prometheusOperatorCrds === "install") {
+    const foreign = monitorCrds.find(
+      (x) => !ours("prometheus-operator-crds")(x.helmRelease, x.helmNamespace),
+    );
+    if (foreign)
+      bad(
+        `Prometheus Operator CRDs installed outside this stack (CRD ${foreign.name}, ${owner(foreign.helmRelease, foreign.helmNamespace)})`,
+        "observability.components.prometheusOperatorCrds existing when the CRDs are installed outside this stack (its release would clash with them and, on destroy, remove them with every monitor of the cluster)",
+        `${set("components.prometheusOperatorCrds", "existing")} -s ${stack}`,
+      );
+  } else if (c.prometheusOperatorCrds === "existing") {
+    const missing = MONITOR_CRDS.filter((n) => !facts.crds.some((x) => x.name === n));
+    if (missing.length)
+      bad(
+        `no CRD ${missing.join(", ")}`,
+        "the Prometheus Operator CRDs the default monitors create objects of (observability.components.prometheusOperatorCrds: existing)",
+        `install the Prometheus Operator CRDs, or ${set("components.prometheusOperatorCrds", "install")} -s ${stack}`,
+      );
+  }
+
+  const otelCrds = facts.crds.filter((x) => x.name.endsWith(".opentelemetry.io"));
+  if (c.otelOperator === "install") {
+    const isOurs = ours("opentelemetry-operator");
+    const foreignCrd = otelCrds.find((x) => !isOurs(x.helmRelease, x.helmNamespace));
+    const foreignDeploy = (facts.otelOperators ?? []).find(
+      (d) =>
+        !isOurs(
+          d.metadata.annotations?.["meta.helm.sh/release-name"],
+          d.metadata.annotations?.["meta.helm.sh/release-namespace"],
+        ),
+    );
+    if (foreignCrd || foreignDeploy)
+      bad(
+        `an OpenTelemetry Operator installed outside this stack (${
+          foreignDeploy
+            ? `Deployment ${foreignDeploy.metadata.namespace}/${foreignDeploy.metadata.name}, ${owner(foreignDeploy.metadata.annotations?.["meta.helm.sh/release-name"], foreignDeploy.metadata.annotations?.["meta.helm.sh/release-namespace"])}`
+            : `CRD ${foreignCrd?.name}, ${owner(foreignCrd?.helmRelease, foreignCrd?.helmNamespace)}`
+        })`,
+        "observability.components.otelOperator existing when an OpenTelemetry Operator runs outside this stack (one operator per cluster; its CRDs would clash)",
+        `${set("components.otelOperator", "existing")} -s ${stack}`,
+      );
+  } else if (
+    c.otelOperator === "existing" &&
+    c.collector === "install" &&
+    !otelCrds.some((x) => x.name === COLLECTOR_CRD)
+  )
+    bad(
+      `no CRD ${COLLECTOR_CRD}`,
+      "an OpenTelemetry Operator that serves OpenTelemetryCollector objects, for the collector this stack installs (observability.components.otelOperator: existing)",
+      `install the OpenTelemetry Operator, or ${set("components.otelOperator", "install")} -s ${stack}`,
+    );
+
+  if (out.length === 0) {
+    const uses = [
+      c.prometheusOperatorCrds === "existing" ? "the existing Prometheus Operator CRDs" : "",
+      c.otelOperator === "existing" ? "the existing OpenTelemetry Operator" : "",
+    ].filter(Boolean);
+    out.push(
+      pass(
+        "observability.external",
+        stack,
+        obj,
+        `no other observability stack, Prometheus Operator CRDs or OpenTelemetry Operator in the way${uses.length ? `; uses ${uses.join(" and ")}` : ""}`,
+      ),
+    );
+  }
+  return out;
+}
+
+/**
+ * One observability stack per cluster across the environment: a GPU cluster that is the control-plane cluster
+ * (same service-account keys, `checkGpuIdentity`) gets it from the control plane when both would install it.
+ * Input: the compute stack, whether it and the control plane install it, whether the clusters are the same.
+ * Output: a finding of check `observability.external` when both would, else none.
+ */
+export function checkObservabilityOnce(
+  stack: string,
+  controlStack: string,
+  computeInstalls: boolean,
+  controlInstalls: boolean,
+  sameClusterAsControl: boolean,
+): Finding[] {
+  if (!(computeInstalls && controlInstalls && sameClusterAsControl)) return [];
+  return [
+    fail(
+      "observability.external",
+      stack,
+      "observability stack",
+      `this GPU cluster is the control-plane cluster, where stack ${controlStack} installs NVIDIA's observability stack too`,
+      "the observability stack installed at most once per cluster (deploy/stacks/observability/README.md): by the control plane, with its profile all giving both monitor families",
+      `pulumi config set --path nvcf:observability.install false -s ${stack} (NVCA's collector still follows nvcf:observability.profile), and nvcf:observability.profile all -s ${controlStack}`,
+    ),
+  ];
 }

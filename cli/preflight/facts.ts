@@ -35,19 +35,28 @@ export interface ClusterFacts {
    * the KAI facts; absent in facts built without them.
    */
   kaiOperators?: KubeObject[];
-  /** Helm releases recorded in the cluster, as `namespace/name` (read with the KAI facts). */
+  /** Helm releases recorded in the cluster, as `namespace/name` (read with the KAI and observability facts). */
   helmReleases: string[];
+  /**
+   * Deployments labelled `app.kubernetes.io/name=opentelemetry-operator` in any namespace (the OpenTelemetry
+   * Operator chart's label): an operator that runs. Read with the observability facts.
+   */
+  otelOperators?: KubeObject[];
   /** `/.well-known/openid-configuration` of the API server. */
   openid?: { issuer?: string; jwks_uri?: string };
   /** `/openid/v1/jwks`: the service-account signing keys. */
   jwks?: { keys?: { kid?: string; n?: string }[] };
 }
 
-/** Which parts to read: control-plane clusters need Gateway API and cert-manager facts, GPU clusters KAI. */
+/**
+ * Which parts to read: control-plane clusters need Gateway API and cert-manager facts, GPU clusters KAI, a
+ * cluster the stack installs NVIDIA's observability stack on the observability facts.
+ */
 export interface FactNeeds {
   gateways?: boolean;
   certManager?: boolean;
   kai?: boolean;
+  observability?: boolean;
 }
 
 const CRD_COLUMNS =
@@ -83,27 +92,37 @@ export async function gatherFacts(kube: Kube, needs: FactNeeds): Promise<Cluster
       return { name, helmRelease: rel || undefined, helmNamespace: relNs || undefined };
     });
   const has = (n: string) => crds.some((c) => c.name === n);
-  const [gateways, certManagerDeployments, certManagerServiceAccount, kaiQueues, helm, kaiOperators] =
-    await Promise.all([
-      needs.gateways && has("gateways.gateway.networking.k8s.io")
-        ? kube.items(["gateways.gateway.networking.k8s.io", "-A"])
-        : Promise.resolve([]),
-      needs.certManager
-        ? kube.items(["deployments.apps", "-A", "-l", "app.kubernetes.io/name=cert-manager"])
-        : Promise.resolve([]),
-      needs.certManager
-        ? kube.maybe<KubeObject>(["get", "serviceaccount", "cert-manager", "-n", "cert-manager"])
-        : Promise.resolve(undefined),
-      needs.kai && has("queues.scheduling.run.ai")
-        ? kube.items(["queues.scheduling.run.ai", "-A"])
-        : Promise.resolve([]),
-      needs.kai
-        ? kube.run(["get", "secrets", "-A", "-l", "owner=helm", "-o", HELM_COLUMNS])
-        : Promise.resolve({ code: 0, stdout: "", stderr: "" }),
-      needs.kai
-        ? kube.items(["deployments.apps", "-A", "--field-selector", "metadata.name=kai-operator"])
-        : Promise.resolve([]),
-    ]);
+  const [
+    gateways,
+    certManagerDeployments,
+    certManagerServiceAccount,
+    kaiQueues,
+    helm,
+    kaiOperators,
+    otelOperators,
+  ] = await Promise.all([
+    needs.gateways && has("gateways.gateway.networking.k8s.io")
+      ? kube.items(["gateways.gateway.networking.k8s.io", "-A"])
+      : Promise.resolve([]),
+    needs.certManager
+      ? kube.items(["deployments.apps", "-A", "-l", "app.kubernetes.io/name=cert-manager"])
+      : Promise.resolve([]),
+    needs.certManager
+      ? kube.maybe<KubeObject>(["get", "serviceaccount", "cert-manager", "-n", "cert-manager"])
+      : Promise.resolve(undefined),
+    needs.kai && has("queues.scheduling.run.ai")
+      ? kube.items(["queues.scheduling.run.ai", "-A"])
+      : Promise.resolve([]),
+    needs.kai || needs.observability
+      ? kube.run(["get", "secrets", "-A", "-l", "owner=helm", "-o", HELM_COLUMNS])
+      : Promise.resolve({ code: 0, stdout: "", stderr: "" }),
+    needs.kai
+      ? kube.items(["deployments.apps", "-A", "--field-selector", "metadata.name=kai-operator"])
+      : Promise.resolve([]),
+    needs.observability
+      ? kube.items(["deployments.apps", "-A", "-l", "app.kubernetes.io/name=opentelemetry-operator"])
+      : Promise.resolve(undefined),
+  ]);
   return {
     clusterUid: ns?.metadata.uid,
     serverVersion: version.serverVersion,
@@ -117,6 +136,7 @@ export async function gatherFacts(kube: Kube, needs: FactNeeds): Promise<Cluster
     certManagerServiceAccount,
     kaiQueues,
     kaiOperators,
+    otelOperators,
     helmReleases: [...new Set(helm.stdout.split("\n").filter(Boolean))],
     openid,
     jwks,

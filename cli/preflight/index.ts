@@ -21,11 +21,14 @@ import {
   checkInotify,
   checkIssuer,
   checkKai,
+  checkObservabilityOnce,
+  checkObservabilityStack,
   checkReplicaNodes,
   checkSmbCsi,
   checkStorage,
   checkVersion,
   identityOf,
+  sameCluster,
 } from "./checks";
 import {
   type CheckOptions,
@@ -40,6 +43,7 @@ import {
 } from "./context";
 import { type ClusterFacts, type FactNeeds, gatherFacts } from "./facts";
 import { checkImages } from "./images";
+import { installsObservability } from "../../values/observability";
 
 export type { CheckOptions } from "./context";
 
@@ -107,9 +111,18 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
     a.kube.target.context === b.kube.target.context &&
     a.kube.target.kubeconfig === b.kube.target.kubeconfig;
   try {
-    const compReads = compAccess.map((a, i) => read(a, compute[i].file.stack, { kai: true }));
+    const installs = (s: (typeof compute)[number]) =>
+      installsObservability("compute", computeConfig(s).observability, computeConfig(s).bundleVersion);
+    const controlInstalls = installsObservability("control", ccfg.observability, ccfg.bundleVersion);
+    const compReads = compAccess.map((a, i) =>
+      read(a, compute[i].file.stack, { kai: true, observability: installs(compute[i]) }),
+    );
     const [ctl, comps, regs, charts, images] = await Promise.all([
-      read(ctlAccess, control.file.stack, { gateways: true, certManager: true }),
+      read(ctlAccess, control.file.stack, {
+        gateways: true,
+        certManager: true,
+        observability: controlInstalls,
+      }),
       Promise.all(compReads),
       Promise.all(
         regAccess.map((a, i) =>
@@ -137,6 +150,7 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ...checkControlNodeLabels(ccfg, f, cs),
         ...checkCertManager(ccfg, f, cs),
         ...checkIssuer(ccfg, f, cs, label),
+        ...checkObservabilityStack(ccfg, f, cs),
       );
     }
     const ids = comps.map((r, i) => (r.facts ? identityOf(compAccess[i].label, r.facts) : undefined));
@@ -154,6 +168,14 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
         ...checkKai(cfg, f, st),
         ...checkInotify(cfg, f, st),
         ...checkComputeNodeLabels(cfg, f, st),
+        ...checkObservabilityStack(cfg, f, st),
+        ...checkObservabilityOnce(
+          st,
+          cs,
+          installs(s),
+          controlInstalls,
+          ctl.facts !== undefined && sameCluster(identityOf("", f), identityOf("", ctl.facts)),
+        ),
       );
       const reg = regs[i];
       if (!regAccess[i]) {

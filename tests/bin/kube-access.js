@@ -1,13 +1,15 @@
 /**
- * Kubeconfig access shared by the test stand-ins (nvcf-cli, nvca-operator): reads the kubeconfig as kubectl does
- * and gives the TLS options and headers to call the API server with. Test equipment only; the program reaches its
- * clusters through the Kubernetes provider and kubectl.
+ * Kubeconfig access shared by the test stand-ins (nvcf-cli, nvca-operator, gateway-controller): reads the
+ * kubeconfig as kubectl does and gives the TLS options and headers to call the API server with; `kubeClient` is the
+ * REST client of the long-running stand-ins (one kept-alive HTTPS connection). Test equipment only; the program
+ * reaches its clusters through the Kubernetes provider and kubectl.
  */
 "use strict";
 
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
+const https = require("https");
 const childProcess = require("child_process");
 const yaml = require(path.join(__dirname, "../../node_modules/js-yaml"));
 
@@ -168,4 +170,173 @@ function runExecPlugin(ex, dir) {
   return (out && out.status) || {};
 }
 
-module.exports = { KubeconfigError, loadKubeconfig, kubeTransport };
+/**
+ * A REST client for the long-running stand-ins (nvca-operator, gateway-controller): plain requests to the API server
+ * of the kubeconfig's context (`kubeconfig` file, `context` or its current-context), over one kept-alive HTTPS
+ * connection (closed after 60 s unused, before the API server's 90 s idle limit), each with a `timeoutMs` limit
+ * (default 20 s, as kubectl's --request-timeout=20s). The kubeconfig is read again only when the file changes or a
+ * request got no answer. `isStopping()` ends the retries of a 429/5xx early; `sleep(ms)` waits between them (the
+ * caller's, so a signal can cut it short). Output: { request, get, list, patch, deleteAll, apiPath, failure }, each
+ * documented below; no method throws.
+ */
+function kubeClient({ kubeconfig, context, userAgent, timeoutMs = 20000, isStopping = () => false, sleep }) {
+  const wait = sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
+  /** The connection in use: { stamp, server, headers, agent, stale }. */
+  let conn;
+
+  /** The connection, made again (kubeconfig re-read) when the file changed or the last request got no answer. */
+  function connection() {
+    const st = fs.statSync(kubeconfig);
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    if (conn && conn.stamp === stamp && !conn.stale) return conn;
+    if (conn) conn.agent.destroy();
+    conn = undefined;
+    const kc = loadKubeconfig(kubeconfig, context);
+    const server = new URL(kc.server);
+    if (server.protocol !== "https:") throw new Error(`server ${kc.server} is not https`);
+    const { tls, headers } = kubeTransport(kc);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, timeout: 60000, ...tls });
+    conn = { stamp, server, headers, agent, stale: false };
+    return conn;
+  }
+
+  /**
+   * One request; resolves { status, body, message } and never rejects. status 0: no answer (kubeconfig unreadable,
+   * server unreachable, timeoutMs passed); body: the parsed JSON response; message: the API's Status message, or
+   * the error. Options: query (object), body (sent as JSON), type (Content-Type), accept (Accept; default JSON).
+   * Sent again, as client-go (so kubectl) does, when the server asks for it: a 429 or 5xx with Retry-After (e.g.
+   * "storage is (re)initializing" for a CRD just established), at most 10 times.
+   */
+  async function request(method, apiPath, options) {
+    for (let attempt = 1; ; attempt++) {
+      const r = await send(method, apiPath, options);
+      const retryable = r.status === 429 || (r.status >= 500 && r.status <= 504);
+      const after = Number.parseInt(r.retryAfter, 10);
+      if (!retryable || !(after >= 0) || attempt > 10 || isStopping()) return r;
+      await wait(Math.min(after, 10) * 1000);
+    }
+  }
+
+  /** request()'s one attempt; { ..., retryAfter } is the response's Retry-After header. */
+  function send(method, apiPath, { query, body, type, accept } = {}, retry = true) {
+    let c;
+    try {
+      c = connection();
+    } catch (e) {
+      return Promise.resolve({ status: 0, message: e.message });
+    }
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers = { Accept: accept || "application/json", "User-Agent": userAgent, ...c.headers };
+    if (payload) {
+      headers["Content-Type"] = type || "application/json";
+      headers["Content-Length"] = payload.length;
+    }
+    const qs = query ? `?${new URLSearchParams(query)}` : "";
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (r) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(r);
+      };
+      const req = https.request(
+        {
+          agent: c.agent,
+          hostname: c.server.hostname.replace(/^\[(.*)\]$/, "$1"),
+          port: c.server.port || 443,
+          path: c.server.pathname.replace(/\/$/, "") + apiPath + qs,
+          method,
+          headers,
+        },
+        (res) => {
+          const chunks = [];
+          res.on("data", (d) => chunks.push(d));
+          res.on("error", (e) => finish({ status: 0, message: e.message }));
+          res.on("end", () => {
+            let parsed;
+            try {
+              parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            } catch {
+              /* not JSON */
+            }
+            const message = parsed?.message || res.statusMessage;
+            finish({ status: res.statusCode, body: parsed, message, retryAfter: res.headers["retry-after"] });
+          });
+        },
+      );
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+      req.on("error", (e) => {
+        if (done) return;
+        // A kept-alive connection the server closed as it was reused: the request never got there; once more.
+        if (retry && req.reusedSocket && e.code === "ECONNRESET") {
+          done = true;
+          clearTimeout(timer);
+          resolve(send(method, apiPath, { query, body, type, accept }, false));
+          return;
+        }
+        c.stale = true; // read the kubeconfig again before the next request (the cluster may have moved)
+        finish({ status: 0, message: e.message });
+      });
+      req.end(payload);
+    });
+  }
+
+  /** The API path of a collection, or of object `name` in it (and its subresource `sub`); gv "v1" is the core group. */
+  function apiPath(gv, plural, ns, name, sub) {
+    let p = gv.includes("/") ? `/apis/${gv}` : `/api/${gv}`;
+    if (ns) p += `/namespaces/${encodeURIComponent(ns)}`;
+    p += `/${plural}`;
+    if (name) p += `/${encodeURIComponent(name)}`;
+    if (sub) p += `/${sub}`;
+    return p;
+  }
+
+  /**
+   * The objects of a collection (all namespaces when `ns` is empty), kind and apiVersion set on each (a list's items
+   * lack them); undefined on failure. `opts.metadataOnly`: only each object's metadata (PartialObjectMetadata,
+   * kind/apiVersion then those of the metadata list), a fraction of the bytes. `opts.notFound` is returned instead
+   * of undefined when the collection does not exist (404: its CRD is not installed).
+   */
+  async function list(gv, plural, ns, selector, opts = {}) {
+    const query = selector ? { labelSelector: selector } : undefined;
+    const accept = opts.metadataOnly
+      ? "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json"
+      : undefined;
+    const r = await request("GET", apiPath(gv, plural, ns), { query, accept });
+    if (r.status === 404 && "notFound" in opts) return opts.notFound;
+    if (r.status !== 200 || !Array.isArray(r.body?.items)) return undefined;
+    const kind = String(r.body.kind || "").replace(/List$/, "");
+    return r.body.items.map((o) => ({ apiVersion: r.body.apiVersion, kind, ...o }));
+  }
+
+  /** One object; null when it does not exist (404), undefined when the server did not answer or refused. */
+  async function get(gv, plural, ns, name) {
+    const r = await request("GET", apiPath(gv, plural, ns, name));
+    if (r.status === 200 && r.body) return r.body;
+    return r.status === 404 ? null : undefined;
+  }
+
+  /**
+   * Patches an object (type "json": a JSON patch, "merge": a merge patch), or its subresource `sub`; resolves the
+   * response ({ status, body, message }; status 200 when done, 409 when a resourceVersion in the patch is stale).
+   */
+  function patch(gv, plural, ns, name, type, body, sub) {
+    const ct = type === "json" ? "application/json-patch+json" : "application/merge-patch+json";
+    return request("PATCH", apiPath(gv, plural, ns, name, sub), { body, type: ct });
+  }
+
+  /** Deletes the objects of a collection that match a label selector, dependents in the background. */
+  function deleteAll(gv, plural, ns, selector) {
+    const body = { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background" };
+    return request("DELETE", apiPath(gv, plural, ns), { query: { labelSelector: selector }, body });
+  }
+
+  /** A failed request, for a log line. */
+  const failure = (r) =>
+    r.status ? `${r.status}${r.body?.reason ? ` ${r.body.reason}` : ""}: ${r.message}` : r.message;
+
+  return { request, get, list, patch, deleteAll, apiPath, failure };
+}
+
+module.exports = { KubeconfigError, loadKubeconfig, kubeTransport, kubeClient };

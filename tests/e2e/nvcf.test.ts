@@ -8,15 +8,19 @@
  * dev --yes --plain` from nothing brings up dev, dev-gpu-a and dev-gpu-b with progress lines, then verifies
  * → a second preview changes nothing (exit 0) and a config change is drift (exit 7) → `status` is healthy
  * (exit 0, also as JSON) → a second `up` changes nothing → destroying the control plane alone is refused
- * (exit 5) → `destroy` leaves no stack namespace on any cluster. No secret appears in anything the command
- * printed. The NVCFBackend and the agent on each GPU cluster come from the stand-in NVCA operator that
- * scripts/cluster.sh runs next to each local GPU cluster (tests/bin/nvca-operator); nothing here emulates it.
+ * (exit 5) → `destroy` leaves no stack namespace on any cluster. Each GPU cluster also gets NVIDIA's
+ * observability stack (profile compute: operators, collector, VictoriaMetrics, the NVCA, DCGM and worker
+ * monitors in `monitoring` with the pull secret), which `status` checks and `destroy` removes in order, CRDs
+ * and namespace included. No secret appears in anything the command printed. The NVCFBackend and the agent on each GPU cluster come from the stand-in NVCA operator that
+ * scripts/cluster.sh runs next to each local GPU cluster (tests/bin/nvca-operator), and route status from the stand-in
+ * gateway controller it runs next to nvcf-dev (tests/bin/gateway-controller); nothing here emulates either.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { EXIT, type Finding } from "../../cli/types";
+import { OBSERVABILITY_RELEASE_NAMES } from "../../values/observability";
 import { LOCAL_API_DIR, copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
@@ -27,6 +31,13 @@ const icms = path.join(work, ".icms");
 /** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
 const CONTEXTS = ["kwok-nvcf-dev", "kwok-nvcf-gpu-a", "kwok-nvcf-gpu-b"];
+/** The GPU stacks and their clusters' contexts. */
+const GPU_STACKS = [
+  ["dev-gpu-a", "kwok-nvcf-gpu-a"],
+  ["dev-gpu-b", "kwok-nvcf-gpu-b"],
+] as const;
+/** NVIDIA's observability stack (catalog/releases.ts OBSERVABILITY_RELEASES). */
+const OBSERVABILITY: readonly string[] = OBSERVABILITY_RELEASE_NAMES;
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,
@@ -81,6 +92,12 @@ const namespaces = (context: string) =>
   run("kubectl", ["--context", context, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}"])
     .stdout.split(" ")
     .filter(Boolean)
+    .sort();
+/** CRDs of the API groups the observability stack's releases install (Prometheus Operator, OpenTelemetry). */
+const observabilityCrds = (context: string) =>
+  run("kubectl", ["--context", context, "get", "crd", "-o", "jsonpath={.items[*].metadata.name}"])
+    .stdout.split(" ")
+    .filter((n) => /\.(monitoring\.coreos\.com|opentelemetry\.io)$/.test(n))
     .sort();
 /** Resources of a stack in the backend (none for a stack never deployed). */
 function resources(stack: string): unknown[] {
@@ -173,6 +190,16 @@ describe("up, preview, status, destroy", () => {
     expect(at(line("dev-gpu-b", "release kai-scheduler installed \\(\\d+m?\\d*s\\)"))).toBeGreaterThan(
       devDone,
     );
+    // NVIDIA's observability stack on each GPU cluster, each release after the ones it needs.
+    for (const [s] of GPU_STACKS) {
+      const installed = (r: string) => at(line(s, `release ${r} installed \\(\\d+m?\\d*s\\)`));
+      const installing = (r: string) => at(line(s, `release ${r} installing`));
+      for (const r of OBSERVABILITY) expect([s, r, installed(r) > devDone]).toEqual([s, r, true]);
+      for (const r of ["opentelemetry-operator", "victoria-metrics", "otel-collector", "default-monitors"])
+        expect([s, r, installing(r) > installed("prometheus-operator-crds")]).toEqual([s, r, true]);
+      expect(installing("otel-collector")).toBeGreaterThan(installed("opentelemetry-operator"));
+      expect(installing("otel-collector")).toBeGreaterThan(installed("victoria-metrics"));
+    }
     expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
     // Every line is preflight, a progress line or the verification summary.
     expect(out.filter((l) => !new RegExp(stamp).test(l))).toEqual([
@@ -216,13 +243,48 @@ describe("up, preview, status, destroy", () => {
     const findings = JSON.parse(j.out) as Finding[];
     expect(new Set(findings.map((f) => f.stack))).toEqual(new Set(["dev", "dev-gpu-a", "dev-gpu-b"]));
     expect(findings.filter((f) => !f.ok)).toEqual([]);
+    // Route status as a Gateway API controller writes it (on the local clusters the stand-in gateway controller that
+    // scripts/cluster.sh runs): the API routes NVIDIA's multi-cluster install enables, each Accepted with its
+    // references resolved.
+    const routes = new Map(
+      findings
+        .filter((f) => f.stack === "dev" && f.check === "health.routes")
+        .map((f) => [f.object, f.found]),
+    );
+    for (const r of [
+      "HTTPRoute envoy-gateway/nvcf-api",
+      "GRPCRoute envoy-gateway/nvcf-api-grpc",
+      "GRPCRoute envoy-gateway/nvct-api-grpc",
+    ])
+      expect([r, routes.get(r)]).toEqual([
+        r,
+        "Accepted=True, ResolvedRefs=True from Gateway envoy-gateway/nvcf-gateway:http",
+      ]);
     // The operator's objects on each GPU cluster: its NVCFBackend, named after the cluster, and the agent.
     for (const c of ["gpu-a", "gpu-b"]) {
       const of = (check: string) =>
         findings.filter((f) => f.stack === `dev-${c}` && f.check === check).map((f) => [f.object, f.found]);
       expect(of("health.nvcfbackend")).toEqual([[`NVCFBackend nvca-operator/${c}`, "agentStatus healthy"]]);
       expect(of("health.agent")).toEqual([[expect.stringMatching(/^pod nvca-system\/nvca-/), "Ready"]]);
+      // NVIDIA's observability stack, as its compute-cluster feature checks it: the releases in monitoring,
+      // the collector object with its Target Allocator, the NVCA, DCGM and worker monitors, the pull secret.
+      const releases = of("health.release").map(([o]) => o);
+      for (const r of OBSERVABILITY) expect(releases).toContain(`release monitoring/${r}`);
+      const selected = "exists, selected by collector nvcf-observability's Target Allocator";
+      expect(of("health.observability")).toEqual([
+        ["OpenTelemetryCollector monitoring/nvcf-observability", "exists, Target Allocator enabled"],
+        ["ServiceMonitor monitoring/nvcf-default-monitors-nvca", selected],
+        ["PodMonitor monitoring/nvcf-default-monitors-dcgm", selected],
+        ["PodMonitor monitoring/nvcf-default-monitors-worker", selected],
+        ["Secret monitoring/nvcr-pull-secret", "the image pull secret (kubernetes.io/dockerconfigjson)"],
+      ]);
     }
+    // The control plane's own (profile control): its monitors, no compute ones.
+    const control = findings
+      .filter((f) => f.stack === "dev" && f.check === "health.observability")
+      .map((f) => f.object);
+    expect(control).toContain("ServiceMonitor monitoring/nvcf-default-monitors-grpc-proxy");
+    expect(control.filter((o) => /-(nvca|dcgm|worker)$/.test(o))).toEqual([]);
   }, 300_000);
 
   test("a second nvcf up changes nothing: every stack unchanged, no release touched, verification healthy", () => {
@@ -289,6 +351,7 @@ describe("up, preview, status, destroy", () => {
   }, 120_000);
 
   test("nvcf destroy --env dev --yes: GPU clusters first, then the control plane; no stack namespace is left", () => {
+    for (const c of CONTEXTS) expect([c, observabilityCrds(c).length > 0]).toEqual([c, true]);
     const r = nvcf("destroy", "--env", "dev", "--yes", "--plain");
     if (r.code !== 0) throw new Error(`nvcf destroy exited ${r.code}\n${r.out}\n${r.err}`);
     const out = lines(r.out);
@@ -301,9 +364,21 @@ describe("up, preview, status, destroy", () => {
       expect(
         at(new RegExp(`^\\[ *\\d+s\\] ${s} +release nvca-operator uninstalled \\(\\d+m?\\d*s\\)$`)),
       ).toBeLessThan(done);
+      // The observability stack in order: the collector object and the monitors before the operators and CRDs.
+      const uninstalled = (rel: string) =>
+        at(new RegExp(`^\\[ *\\d+s\\] ${s} +release ${rel} uninstalled \\(\\d+m?\\d*s\\)$`));
+      const uninstalling = (rel: string) =>
+        at(new RegExp(`^\\[ *\\d+s\\] ${s} +release ${rel} uninstalling$`));
+      for (const rel of OBSERVABILITY) expect([s, rel, uninstalled(rel) >= 0]).toEqual([s, rel, true]);
+      expect(uninstalling("opentelemetry-operator")).toBeGreaterThan(uninstalled("otel-collector"));
+      for (const rel of ["opentelemetry-operator", "victoria-metrics", "otel-collector", "default-monitors"])
+        expect([s, rel, uninstalling("prometheus-operator-crds") > uninstalled(rel)]).toEqual([s, rel, true]);
     }
     expect(at(/^\[ *\d+s\] dev +destroy done in \d+m?\d*s: \d+ deleted$/)).toBeGreaterThan(devStart);
+    // Every namespace is gone, none left Terminating (a Terminating one is still listed), and with the
+    // observability releases their CRDs.
     for (const c of CONTEXTS) expect([c, namespaces(c)]).toEqual([c, before.get(c)]);
+    for (const c of CONTEXTS) expect([c, observabilityCrds(c)]).toEqual([c, []]);
     for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) expect(resources(s)).toEqual([]);
   }, 900_000);
 });

@@ -534,7 +534,20 @@ describe("compute planes", () => {
         "nvca-operator",
       ]),
     );
-    expect(deployedReleases("gpu-a")).toEqual(["nvca-operator"]);
+    // dev-gpu-a turns on no add-on: only the operator and its observability stack (profile compute).
+    const addOns = [
+      "kai-scheduler",
+      "grove-operator",
+      "dynamo-operator",
+      "nvcf-kai-topology",
+      "nvcf-grove-topology",
+    ];
+    expect(deployedReleases("gpu-a").filter((r) => addOns.includes(r))).toEqual([]);
+    expect(deployedReleases("gpu-a")).toEqual(
+      computeReleases("dev-gpu-a")
+        .map((r) => r.name)
+        .sort(),
+    );
     const out = outputs("dev-gpu-b");
     expect(out["operatorStatus"]).toBe("deployed");
   });

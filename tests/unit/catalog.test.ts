@@ -3,14 +3,18 @@
  * namespaces (§1.3a). Expected data is written here from docs/upstream-facts.md, independently of catalog/releases.ts.
  */
 import {
+  ALL_RELEASES,
   BUNDLE_VERSIONS,
   COMPUTE_PLANE_RELEASES,
   CONTROL_PLANE_RELEASES,
   activeNeeds,
   chartVersion,
+  configNamespaces,
   enabledReleases,
   inDependencyOrder,
+  planeReleases,
   releaseSpec,
+  resolveNamespace,
 } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
@@ -297,19 +301,25 @@ describe("compute-plane releases per bundle (NVIDIA's deploy/stacks/nvcf-compute
     topologyAwareScheduling: { enabled: true },
   });
 
-  test("0.6.1 ships only the operator; 0.7.0 adds Grove and Dynamo; 0.8.0 adds KAI and the topology charts", () => {
-    // docs/user/manifest.md lists helm-nvca-operator as the only compute chart of 0.6.1; the v0.7.0
-    // 01-dependencies file has grove-operator and dynamo-operator only.
+  test("0.6.1 ships only the operator; 0.7.0 adds Grove, Dynamo and the observability stack; 0.8.0 adds KAI and the topology charts", () => {
+    // docs/user/manifest.md lists helm-nvca-operator as the only compute chart of 0.6.1 (and no observability
+    // stack); the v0.7.0 01-dependencies file has grove-operator and dynamo-operator only; the observability
+    // stack (deploy/stacks/observability) is the same at v0.7.0 and HEAD.
     expect(names("0.6.1")).toEqual(["nvca-operator"]);
-    expect(names("0.7.0").sort()).toEqual(["dynamo-operator", "grove-operator", "nvca-operator"]);
-    expect(names("0.8.0").sort()).toEqual([
-      "dynamo-operator",
-      "grove-operator",
-      "kai-scheduler",
-      "nvca-operator",
-      "nvcf-grove-topology",
-      "nvcf-kai-topology",
-    ]);
+    expect(names("0.7.0").sort()).toEqual(
+      ["dynamo-operator", "grove-operator", "nvca-operator", ...OBSERVABILITY].sort(),
+    );
+    expect(names("0.8.0").sort()).toEqual(
+      [
+        "dynamo-operator",
+        "grove-operator",
+        "kai-scheduler",
+        "nvca-operator",
+        "nvcf-grove-topology",
+        "nvcf-kai-topology",
+        ...OBSERVABILITY,
+      ].sort(),
+    );
   });
 
   test.each([
@@ -373,6 +383,86 @@ describe("compute-plane releases per bundle (NVIDIA's deploy/stacks/nvcf-compute
     before("grove-operator", "nvcf-grove-topology");
     before("nvcf-kai-topology", "nvcf-grove-topology");
     before("grove-operator", "dynamo-operator");
-    expect(order).toHaveLength(6);
+    expect(order.filter((r) => !OBSERVABILITY.includes(r))).toHaveLength(6);
+  });
+});
+
+/** NVIDIA's observability stack (deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl), written here. */
+const OBSERVABILITY = [
+  "prometheus-operator-crds",
+  "opentelemetry-operator",
+  "victoria-metrics",
+  "otel-collector",
+  "default-monitors",
+];
+
+describe("a release of both planes: NVIDIA's observability stack, once per cluster", () => {
+  const SECRET = new Set(["registryKey"]);
+  const compute = (over: Record<string, string> = {}) =>
+    validateConfig(baseCompute(over), SECRET, "prod") as ComputePlaneConfig;
+
+  test("each is one catalog entry listed on both planes; every other release on exactly one", () => {
+    for (const name of OBSERVABILITY) {
+      const spec = releaseSpec(name);
+      expect([name, spec.planes]).toEqual([name, ["control", "compute"]]);
+      expect(CONTROL_PLANE_RELEASES.filter((r) => r === spec)).toHaveLength(1);
+      expect(COMPUTE_PLANE_RELEASES.filter((r) => r === spec)).toHaveLength(1);
+    }
+    for (const r of ALL_RELEASES.filter((x) => !OBSERVABILITY.includes(x.name))) {
+      expect([r.name, r.planes.length]).toEqual([r.name, 1]);
+      expect(planeReleases(r.planes[0]).includes(r)).toBe(true);
+    }
+    expect(new Set(ALL_RELEASES.map((r) => r.name)).size).toBe(ALL_RELEASES.length);
+  });
+
+  test("bundles 0.7.0 and 0.8.0 ship it (the same stack at both tags), 0.6.1 does not", () => {
+    for (const name of OBSERVABILITY)
+      expect([name, Object.keys(releaseSpec(name).versions).sort()]).toEqual([name, ["0.7.0", "0.8.0"]]);
+  });
+
+  test("a GPU cluster installs it for profile compute or all, in the observability namespace, with NVIDIA's edges", () => {
+    for (const profile of ["compute", "all"]) {
+      const c = compute({ observability: JSON.stringify({ profile, namespace: "obs" }) });
+      const f = computeFlags(c);
+      const order = inDependencyOrder(enabledReleases("compute", "0.8.0", f), f).map((r) => r.name);
+      expect(order.filter((r) => OBSERVABILITY.includes(r))).toEqual(OBSERVABILITY);
+      expect(
+        Object.fromEntries(
+          enabledReleases("compute", "0.8.0", f)
+            .filter((r) => OBSERVABILITY.includes(r.name))
+            .map((r) => [r.name, activeNeeds(r, f).sort()]),
+        ),
+      ).toEqual(Object.fromEntries(OBSERVABILITY.map((r) => [r, [...SPEC_EDGES[r]].sort()])));
+      for (const r of OBSERVABILITY)
+        expect(resolveNamespace(releaseSpec(r), configNamespaces(c))).toBe("obs");
+    }
+    for (const profile of ["control", "disabled"]) {
+      const f = computeFlags(compute({ observability: JSON.stringify({ profile }) }));
+      expect(enabledReleases("compute", "0.8.0", f).map((r) => r.name)).toEqual(["nvca-operator"]);
+    }
+    const off = computeFlags(compute({ observability: JSON.stringify({ install: false }) }));
+    expect(enabledReleases("compute", "0.8.0", off).map((r) => r.name)).toEqual(["nvca-operator"]);
+    const none = computeFlags(compute({ bundleVersion: "0.6.1" }));
+    expect(enabledReleases("compute", "0.6.1", none).map((r) => r.name)).toEqual(["nvca-operator"]);
+  });
+
+  test("component modes existing and disabled drop a release and the edges to it, as on the control plane", () => {
+    const c = compute({
+      observability: JSON.stringify({
+        components: { prometheusOperatorCrds: "existing", otelOperator: "existing" },
+        metricsBackend: {
+          mode: "existing",
+          type: "external",
+          remoteWriteEndpoint: "https://m.example.com/w",
+        },
+      }),
+    });
+    const f = computeFlags(c);
+    const rels = enabledReleases("compute", "0.8.0", f);
+    expect(rels.map((r) => r.name).filter((r) => OBSERVABILITY.includes(r))).toEqual([
+      "otel-collector",
+      "default-monitors",
+    ]);
+    for (const r of rels) expect([r.name, activeNeeds(r, f)]).toEqual([r.name, []]);
   });
 });

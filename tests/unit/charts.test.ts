@@ -6,10 +6,11 @@
  *    the local kwok clusters (`_lib/check-manifests.js`).
  * 2. Every case of `_lib/negative-cases.txt` makes `helm template` fail with the expected error, and that
  *    error names the chart and the key the case sets.
- * 3. The program's own values pass the charts: for every committed example stack, bundles 0.8.0 and 0.7.0
- *    of the dev stacks, and an all-add-ons control plane and GPU cluster, every enabled release's stand-in
- *    chart renders with exactly the values the program computes (`tools/values.ts` `stackValues`, secret
- *    leaves as sentinels of the real shape).
+ * 3. The program's own values pass the charts: for every committed example stack, the dev stacks at bundles
+ *    0.7.0 and 0.6.1, and an all-add-ons control plane and GPU cluster at every bundle, every enabled release's
+ *    stand-in chart, at exactly the pinned version (its Chart.yaml), renders with exactly the values the program
+ *    computes (`tools/values.ts` `stackValues`, secret leaves as sentinels of the real shape).
+ * 4. The observability stand-ins render, per profile, the monitors and the collector `nvcf status` looks for.
  *
  * Helm comes from NVCF_HELM (scripts/test.sh exports the path `bash scripts/helm.sh` prints) or, when that is
  * unset, from the cache (`bash scripts/helm.sh --path`). Without Helm every test fails with the fix.
@@ -20,8 +21,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { releaseSpec, type BundleVersion } from "../../catalog/releases";
+import { BUNDLE_VERSIONS, releaseSpec, type BundleVersion } from "../../catalog/releases";
 import { stackValues, type ReleaseValues } from "../../tools/values";
+import { OBSERVABILITY_TARGET_LABEL, monitorObjects } from "../../values/observability";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CHARTS = path.join(ROOT, "tests/charts");
@@ -494,20 +496,21 @@ const EXAMPLE_STACKS = ["dev", "dev-gpu-a", "dev-gpu-b", "prod-eks", "prod-gpu-e
 const DEV_STACKS = ["dev", "dev-gpu-a", "dev-gpu-b"];
 const stackCases: StackCase[] = [];
 for (const s of EXAMPLE_STACKS) stackCases.push({ label: `stack ${s}`, stack: s, sets: {} });
-for (const s of DEV_STACKS) {
-  // The stack file at bundle 0.7.0; a GPU stack keeps only the add-ons that bundle ships.
-  const file = stackFile(s);
-  const addons = file["nvcf:plane"] === "compute" ? file["nvcf:addons"] : undefined;
-  stackCases.push({
-    label: `stack ${s} at bundle 0.7.0`,
-    stack: s,
-    sets: {
-      bundleVersion: "0.7.0",
-      ...(addons ? computeAddons("0.7.0", addons as Record<string, { enabled?: boolean }>) : {}),
-    },
-  });
-}
-for (const b of ["0.8.0", "0.7.0"] as const) {
+for (const b of BUNDLE_VERSIONS.filter((x) => x !== "0.8.0"))
+  for (const s of DEV_STACKS) {
+    // The stack file at an older bundle; a GPU stack keeps only the add-ons that bundle ships.
+    const file = stackFile(s);
+    const addons = file["nvcf:plane"] === "compute" ? file["nvcf:addons"] : undefined;
+    stackCases.push({
+      label: `stack ${s} at bundle ${b}`,
+      stack: s,
+      sets: {
+        bundleVersion: b,
+        ...(addons ? computeAddons(b, addons as Record<string, { enabled?: boolean }>) : {}),
+      },
+    });
+  }
+for (const b of BUNDLE_VERSIONS) {
   stackCases.push({
     label: `all-add-ons control plane (dev) at bundle ${b}`,
     stack: "dev",
@@ -546,6 +549,9 @@ function valuesOf(sc: StackCase): Record<string, ReleaseValues> | Error {
   }
 }
 
+/** The rendering of each release of each stack case (`<label>/<release>`), for the tests that read what it renders. */
+const rendered = new Map<string, Promise<Run>>();
+
 describe("the program's values pass the stand-in charts' schemas", () => {
   for (const sc of stackCases) {
     const releases = valuesOf(sc);
@@ -566,8 +572,15 @@ describe("the program's values pass the stand-in charts' schemas", () => {
             return templateArgs(name, c.path, namespace, file);
           })
         : Promise.resolve({ code: 0, out: "" });
+      rendered.set(`${sc.label}/${name}`, run);
       test(`${sc.label}: release ${name} renders chart ${r.chart} ${r.version} (${c ? c.dir : "no stand-in"}) with the program's values`, async () => {
         if (!c) throw new Error(`no stand-in chart for ${r.chart} ${r.version} under tests/charts`);
+        // The local chart source installs this directory; `nvcf up`'s preflight and Helm read its Chart.yaml.
+        if (c.version !== r.version)
+          throw new Error(
+            `${sc.label}: release ${name} pins ${r.chart} ${r.version}, but its stand-in tests/charts/${c.dir} is ` +
+              `version ${c.version}: add tests/charts/${r.chart}-${r.version}/`,
+          );
         const res = await run;
         if (res.code !== 0)
           throw new Error(
@@ -576,5 +589,126 @@ describe("the program's values pass the stand-in charts' schemas", () => {
           );
       });
     }
+  }
+});
+
+describe("objects NVIDIA's acceptance suite checks, rendered from the program's values (tests/charts/README.md, Audit)", () => {
+  /** The objects a release renders for a stack case, by `Kind/name`. */
+  async function objects(label: string, release: string) {
+    const res = await rendered.get(`${label}/${release}`);
+    if (!res || res.code !== 0) throw new Error(`${label}: release ${release} did not render`);
+    const docs = yaml.loadAll(res.out) as { kind?: string; metadata?: { name?: string } }[];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return new Map<string, any>(docs.filter((d) => d?.kind).map((d) => [`${d.kind}/${d.metadata?.name}`, d]));
+  }
+
+  test.each(["stack dev", "stack dev at bundle 0.7.0", "stack dev at bundle 0.6.1"])(
+    "%s: ConfigMaps nvcf-api-env and nvct-api-env carry the worker endpoints, read through envFrom",
+    async (label) => {
+      const api = await objects(label, "api");
+      expect(api.get("ConfigMap/nvcf-api-env")?.data).toMatchObject({
+        NVCF_FQDN: "http://api.nvcf.test",
+        NVCF_GLOBAL_FQDN_GRPC: "http://worker-api.nvcf.test",
+        NVCF_NATS_WORKER_URL: "nats://127.0.0.1:4222",
+      });
+      const container = api.get("Deployment/nvcf-api")?.spec.template.spec.containers[0];
+      expect(container.envFrom).toEqual([{ configMapRef: { name: "nvcf-api-env" } }]);
+      expect(container.env.map((e: { name: string }) => e.name)).not.toContain("NVCF_FQDN");
+      const nvct = await objects(label, "nvct-api");
+      expect(nvct.get("ConfigMap/nvct-api-env")?.data).toMatchObject({
+        NVCT_FQDN: "http://tasks.nvcf.test",
+        NVCT_GLOBAL_FQDN_GRPC: "http://worker-tasks.nvcf.test",
+        // Every value a string, as the real chart quotes them (the stack passes this one as a boolean).
+        MANAGEMENT_TRACING_ENABLED: "false",
+      });
+    },
+  );
+
+  test("stack dev: the routes the suite names, the NKey Secret from nkey-secret.yaml, the invocation env default", async () => {
+    const ingress = await objects("stack dev", "ingress");
+    expect(ingress.get("HTTPRoute/nvcf-api")?.spec.hostnames).toEqual(["api.nvcf.test"]);
+    expect(ingress.get("GRPCRoute/nvcf-api-grpc")?.spec.hostnames).toEqual(["worker-api.nvcf.test"]);
+    expect(ingress.get("GRPCRoute/nvct-api-grpc")?.spec.hostnames).toEqual(["worker-tasks.nvcf.test"]);
+    // The collector and the monitors of each profile: "the observability stand-ins render what each cluster's
+    // profile needs" below.
+    const nats = await rendered.get("stack dev/nats");
+    expect(nats?.out).toContain("# Source: helm-nvcf-nats/templates/nkey-secret.yaml");
+    expect(
+      (await objects("stack dev", "invocation-service")).get("ConfigMap/invocation-service-env")?.data,
+    ).toMatchObject({
+      WORKER_STREAM_PROPERTIES__SERVICE_ADDRESS: "http://invocation.nvcf.svc.cluster.local:8080",
+    });
+  });
+});
+
+describe("the observability stand-ins render what each cluster's profile needs (and what nvcf status looks for)", () => {
+  const cases: [string, string, Record<string, string>][] = [
+    ["dev-gpu-a (profile compute)", "dev-gpu-a", {}],
+    ["dev-gpu-a (profile all)", "dev-gpu-a", { observability: '{"profile":"all"}' }],
+    ["dev (profile control)", "dev", {}],
+  ];
+  for (const [label, stack, sets] of cases) {
+    const sc: StackCase = { label, stack, sets };
+    const releases = valuesOf(sc);
+    const render = (release: string) => {
+      if (releases instanceof Error) return Promise.resolve({ code: 1, out: releases.message });
+      const r = releases[release];
+      const c = standIn(r.chart, r.version)!;
+      const file = path.join(tmp, `observability-${stack}-${label.length}-${release}.json`);
+      return helmRun(() => {
+        fs.writeFileSync(file, JSON.stringify(r.values));
+        return templateArgs(release, c.path, r.namespace, file);
+      });
+    };
+    const monitors = render("default-monitors");
+    const collector = render("otel-collector");
+    test(`${label}: default-monitors renders exactly the monitors monitorObjects() expects, each labelled for the Target Allocator`, async () => {
+      if (releases instanceof Error) throw releases;
+      const res = await monitors;
+      expect(res.code).toBe(0);
+      const objs = yaml.loadAll(res.out).filter(
+        (
+          o,
+        ): o is {
+          kind: string;
+          metadata: { name: string; namespace: string; labels: Record<string, string> };
+        } => !!o,
+      );
+      const r = releases["default-monitors"];
+      // Helm prints the objects ordered by kind; the expectation is in the chart's template order.
+      const key = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
+      const byKey = (a: { kind: string; name: string }, b: { kind: string; name: string }) =>
+        key(a).localeCompare(key(b));
+      expect(
+        objs
+          .map((o) => ({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace }))
+          .sort(byKey),
+      ).toEqual([...monitorObjects(r.values, r.namespace)].sort(byKey));
+      for (const o of objs) expect(o.metadata.labels).toMatchObject(OBSERVABILITY_TARGET_LABEL);
+      const names = objs.map((o) => o.metadata.name);
+      const compute = [
+        "nvcf-default-monitors-nvca",
+        "nvcf-default-monitors-dcgm",
+        "nvcf-default-monitors-worker",
+      ];
+      const profile = (r.values as { computePlane: { enabled: boolean } }).computePlane.enabled;
+      for (const n of compute) expect([n, names.includes(n)]).toEqual([n, profile]);
+    });
+    test(`${label}: otel-collector renders the OpenTelemetryCollector with the Target Allocator on`, async () => {
+      if (releases instanceof Error) throw releases;
+      const res = await collector;
+      expect(res.code).toBe(0);
+      const col = yaml
+        .loadAll(res.out)
+        .find((o) => (o as { kind?: string } | null)?.kind === "OpenTelemetryCollector") as {
+        metadata: { name: string };
+        spec: { targetAllocator: { enabled: boolean; prometheusCR: { serviceMonitorSelector: unknown } } };
+      };
+      expect(col.metadata.name).toBe("nvcf-observability");
+      expect(col.spec.targetAllocator.enabled).toBe(true);
+      expect(col.spec.targetAllocator.prometheusCR.serviceMonitorSelector).toEqual({
+        matchLabels: OBSERVABILITY_TARGET_LABEL,
+      });
+    });
   }
 });

@@ -14,10 +14,12 @@ import {
   type LiveState,
   checkCompute,
   checkHooks,
+  checkObservability,
   checkReleases,
   checkRoutes,
   checkWorkloads,
 } from "../../cli/health/checks";
+import { expectedObservability } from "../../cli/health/index";
 import { type HelmRelease, decodeRelease, encodeRelease, releasesByName } from "../../cli/health/helm";
 import type { KubeObject } from "../../cli/kube";
 import { type ChartToCheck, checkLocalChart, chartsToCheck, pullCause } from "../../cli/preflight/charts";
@@ -31,6 +33,8 @@ import {
   checkInotify,
   checkIssuer,
   checkKai,
+  checkObservabilityOnce,
+  checkObservabilityStack,
   checkReplicaNodes,
   checkSmbCsi,
   checkStorage,
@@ -464,6 +468,127 @@ describe("preflight: GPU clusters", () => {
   });
 });
 
+describe("preflight: NVIDIA's observability stack (both planes)", () => {
+  const crd = (name: string, rel?: string, ns?: string) => ({ name, helmRelease: rel, helmNamespace: ns });
+  const monitorCrds = (rel?: string, ns?: string) => [
+    crd("servicemonitors.monitoring.coreos.com", rel, ns),
+    crd("podmonitors.monitoring.coreos.com", rel, ns),
+  ];
+  const operator = (ns: string, rel?: string): KubeObject => ({
+    metadata: {
+      name: "opentelemetry-operator",
+      namespace: ns,
+      annotations: rel
+        ? { "meta.helm.sh/release-name": rel, "meta.helm.sh/release-namespace": ns }
+        : ({} as Record<string, string>),
+    },
+  });
+
+  test("nothing installed yet, or only this stack's releases: passes, on either plane", () => {
+    allPass(checkObservabilityStack(gpuCfg(), facts(), "dev-gpu-a"));
+    allPass(checkObservabilityStack(devCfg(), facts(), "dev"));
+    const ours = facts({
+      crds: [
+        ...monitorCrds("prometheus-operator-crds", "monitoring"),
+        crd("opentelemetrycollectors.opentelemetry.io", "opentelemetry-operator", "monitoring"),
+      ],
+      otelOperators: [operator("monitoring", "opentelemetry-operator")],
+      helmReleases: [
+        "monitoring/default-monitors",
+        "monitoring/otel-collector",
+        "nvca-operator/nvca-operator",
+      ],
+    });
+    allPass(checkObservabilityStack(gpuCfg(), ours, "dev-gpu-a"));
+    // Bundle 0.6.1 ships no observability stack: nothing to check there.
+    const old = gpuCfg();
+    old.bundleVersion = "0.6.1";
+    expect(checkObservabilityStack(old, facts({ crds: monitorCrds("kps", "infra") }), "g")).toEqual([]);
+    // A GPU cluster without the stack (profile control) is not checked.
+    const control = gpuCfg();
+    control.observability.profile = "control";
+    expect(checkObservabilityStack(control, facts({ crds: monitorCrds() }), "g")).toEqual([]);
+  });
+
+  test("Prometheus Operator CRDs or an OpenTelemetry Operator installed outside the stack: use them (existing)", () => {
+    const f = one(
+      checkObservabilityStack(gpuCfg(), facts({ crds: monitorCrds("kps", "infra") }), "dev-gpu-a"),
+    );
+    expect(f).toMatchObject({
+      check: "observability.external",
+      object: "observability stack (namespace monitoring)",
+      found:
+        "Prometheus Operator CRDs installed outside this stack (CRD servicemonitors.monitoring.coreos.com, Helm release infra/kps)",
+      fix: "pulumi config set --path nvcf:observability.components.prometheusOperatorCrds existing -s dev-gpu-a",
+    });
+    expect(f.needed).toMatch(/^observability\.components\.prometheusOperatorCrds existing when/);
+    const op = one(
+      checkObservabilityStack(
+        gpuCfg(),
+        facts({ otelOperators: [operator("otel", "opentelemetry-operator")] }),
+        "dev-gpu-a",
+      ),
+    );
+    expect(op.found).toBe(
+      "an OpenTelemetry Operator installed outside this stack (Deployment otel/opentelemetry-operator, Helm release otel/opentelemetry-operator)",
+    );
+    expect(op.fix).toBe(
+      "pulumi config set --path nvcf:observability.components.otelOperator existing -s dev-gpu-a",
+    );
+    // With existing modes the same cluster passes, saying what the stack uses.
+    const cfg = gpuCfg();
+    cfg.observability.components.prometheusOperatorCrds = "existing";
+    cfg.observability.components.otelOperator = "existing";
+    const existing = checkObservabilityStack(
+      cfg,
+      facts({
+        crds: [
+          ...monitorCrds("kps", "infra"),
+          crd("opentelemetrycollectors.opentelemetry.io", "otel", "otel"),
+        ],
+        otelOperators: [operator("otel", "otel")],
+      }),
+      "dev-gpu-a",
+    );
+    allPass(existing);
+    expect(existing[0].found).toMatch(
+      /uses the existing Prometheus Operator CRDs and the existing OpenTelemetry Operator$/,
+    );
+    // Existing components that are not there.
+    const missing = checkObservabilityStack(cfg, facts(), "dev-gpu-a");
+    expect(failing(missing).map((x) => x.found)).toEqual([
+      "no CRD servicemonitors.monitoring.coreos.com, podmonitors.monitoring.coreos.com",
+      "no CRD opentelemetrycollectors.opentelemetry.io",
+    ]);
+  });
+
+  test("at most once per cluster: another installation, or a GPU cluster that is the control-plane cluster", () => {
+    const f = one(
+      checkObservabilityStack(
+        gpuCfg(),
+        facts({ helmReleases: ["observability/default-monitors"] }),
+        "dev-gpu-a",
+      ),
+    );
+    expect(f.found).toBe(
+      "another installation of NVIDIA's observability stack on this cluster (Helm release observability/default-monitors)",
+    );
+    expect(f.fix).toBe(
+      "keep the other one: pulumi config set --path nvcf:observability.install false -s dev-gpu-a; or uninstall it first",
+    );
+    expect(checkObservabilityOnce("dev-gpu-a", "dev", true, true, false)).toEqual([]);
+    expect(checkObservabilityOnce("dev-gpu-a", "dev", false, true, true)).toEqual([]);
+    const shared = one(checkObservabilityOnce("dev-gpu-a", "dev", true, true, true));
+    expect(shared).toMatchObject({
+      check: "observability.external",
+      stack: "dev-gpu-a",
+      found:
+        "this GPU cluster is the control-plane cluster, where stack dev installs NVIDIA's observability stack too",
+    });
+    expect(shared.fix).toMatch(/^pulumi config set --path nvcf:observability\.install false -s dev-gpu-a /);
+  });
+});
+
 describe("preflight: charts", () => {
   const local = (dir: string, chart = "helm-nvcf-api", version = "1.25.1"): ChartToCheck => ({
     stack: "dev",
@@ -666,37 +791,150 @@ describe("health", () => {
     expect(checkHooks("dev", [api], pre)).toEqual([]);
   });
 
-  test("routes: controller status decides; without one, the Gateway's spec and the backends are checked", () => {
-    const noStatus = checkRoutes("dev", [api], live());
-    allPass(noStatus);
-    expect(noStatus[0].found).toMatch(/^no controller status yet/);
-    const l = live();
-    l.routes[0].status = {
-      parents: [
-        {
-          parentRef: { name: "nvcf-gateway", namespace: "envoy-gateway", sectionName: "http" },
-          conditions: [{ type: "Accepted", status: "False", reason: "NotAllowedByListeners" }],
-        },
+  /** A status.parents entry as a Gateway API controller writes it, on the `http` listener. */
+  const parentStatus = (
+    accepted: [string, string, string?],
+    resolved?: [string, string, string?],
+    sectionName = "http",
+  ) => ({
+    parentRef: {
+      group: "gateway.networking.k8s.io",
+      kind: "Gateway",
+      name: "nvcf-gateway",
+      namespace: "envoy-gateway",
+      sectionName,
+    },
+    controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+    conditions: [
+      { type: "Accepted", status: accepted[0], reason: accepted[1], message: accepted[2] },
+      ...(resolved
+        ? [{ type: "ResolvedRefs", status: resolved[0], reason: resolved[1], message: resolved[2] }]
+        : []),
+    ],
+  });
+  const gatewayClass = (accepted: string): KubeObject => ({
+    metadata: { name: "eg" },
+    spec: { controllerName: "gateway.envoyproxy.io/gatewayclass-controller" },
+    status: {
+      conditions: [
+        { type: "Accepted", status: accepted, reason: accepted === "True" ? "Accepted" : "Pending" },
       ],
-    };
-    expect(one(checkRoutes("dev", [api], l)).found).toBe(
-      "Gateway envoy-gateway/nvcf-gateway:http did not accept it (NotAllowedByListeners)",
+    },
+  });
+  /** The health state with the route's status as a controller wrote it. */
+  const withStatus = (parents: unknown[], over: Partial<LiveState> = {}) => {
+    const l = live({ gatewayClasses: [gatewayClass("True")], ...over });
+    l.routes[0].status = { parents };
+    return l;
+  };
+
+  test("routes: the controller's Accepted and ResolvedRefs decide, per parentRef", () => {
+    const ok = checkRoutes(
+      "dev",
+      [api],
+      withStatus([parentStatus(["True", "Accepted"], ["True", "ResolvedRefs"])]),
     );
-    l.routes[0].status.parents[0].conditions = [
-      { type: "Accepted", status: "True" },
-      { type: "ResolvedRefs", status: "True" },
-    ];
-    allPass(checkRoutes("dev", [api], l));
-    expect(
-      one(checkRoutes("dev", [api], live({ gateways: [gateway([listener("tcp", "TCP", 10081)])] }))).found,
-    ).toBe('not attached: Gateway envoy-gateway/nvcf-gateway has no listener "http"');
-    expect(
-      one(checkRoutes("dev", [api], live({ namespaces: [{ metadata: { name: "envoy-gateway" } }] }))).found,
-    ).toMatch(/admits routes from namespace envoy-gateway/);
-    expect(one(checkRoutes("dev", [api], live({ services: new Set() }))).found).toBe(
-      "not attached: its backend Service nvcf/api does not exist",
+    allPass(ok);
+    expect(ok[0].found).toBe("Accepted=True, ResolvedRefs=True from Gateway envoy-gateway/nvcf-gateway:http");
+    const notAllowed = one(
+      checkRoutes(
+        "dev",
+        [api],
+        withStatus([parentStatus(["False", "NotAllowedByListeners", "no listener admits it"])]),
+      ),
     );
-    allPass(checkRoutes("dev", [api], live({ services: new Set() }), { "nvcf-api": "optional here" }));
+    expect(notAllowed.found).toBe(
+      "Accepted=False (NotAllowedByListeners) from Gateway envoy-gateway/nvcf-gateway:http: no listener admits it",
+    );
+    expect(notAllowed.fix).toMatch(
+      /^let the listener admit the route: label namespace envoy-gateway nvcf\/platform=true/,
+    );
+    const backend = one(
+      checkRoutes(
+        "dev",
+        [api],
+        withStatus(
+          [parentStatus(["True", "Accepted"], ["False", "BackendNotFound", "Service nvcf/api not found"])],
+          {
+            services: new Set(),
+          },
+        ),
+      ),
+    );
+    expect(backend).toMatchObject({
+      object: "HTTPRoute envoy-gateway/nvcf-api",
+      found:
+        "ResolvedRefs=False (BackendNotFound) from Gateway envoy-gateway/nvcf-gateway:http: Service nvcf/api not found",
+      fix: "install the release that serves Service nvcf/api (pulumi up -s dev --refresh reinstalls a release removed outside Pulumi), or fix the route's backendRef",
+    });
+    // A route whose backend may be absent: BackendNotFound passes, saying why.
+    const optional = checkRoutes(
+      "dev",
+      [api],
+      withStatus([
+        parentStatus(["True", "Accepted"], ["False", "BackendNotFound", "Service nvcf/api not found"]),
+      ]),
+      { "nvcf-api": "optional here" },
+    );
+    allPass(optional);
+    expect(optional[0].found).toMatch(/BackendNotFound.*, as expected: optional here$/);
+  });
+
+  test("routes: a parentRef to a listener the Gateway lacks, as the controller reports it (NoMatchingParent)", () => {
+    const l = withStatus([
+      parentStatus(
+        ["False", "NoMatchingParent", 'Gateway envoy-gateway/nvcf-gateway has no listener named "nope"'],
+        ["True", "ResolvedRefs"],
+        "nope",
+      ),
+    ]);
+    l.routes[0].spec.parentRefs[0].sectionName = "nope";
+    const f = one(checkRoutes("dev", [api], l));
+    expect(f.found).toBe(
+      'Accepted=False (NoMatchingParent) from Gateway envoy-gateway/nvcf-gateway:nope: Gateway envoy-gateway/nvcf-gateway has no listener named "nope"',
+    );
+    expect(f.fix).toBe(
+      'give Gateway envoy-gateway/nvcf-gateway a listener named "nope", or point the route\'s parentRef at one it has (http, tcp, nats, worker-tcp)',
+    );
+    // The status of a parentRef the spec no longer names does not count: the current parentRef is unreported.
+    const stale = withStatus([parentStatus(["True", "Accepted"], ["True", "ResolvedRefs"])]);
+    stale.routes[0].spec.parentRefs[0].sectionName = "nope";
+    expect(one(checkRoutes("dev", [api], stale)).found).toMatch(
+      /^no status for parent envoy-gateway\/nvcf-gateway:nope: the controller gateway\.envoyproxy\.io\/gatewayclass-controller has written none on the route; from the Gateway's spec and the cluster: Gateway envoy-gateway\/nvcf-gateway has no listener "nope"$/,
+    );
+  });
+
+  test("routes: no status at all is a finding that names its cause (no controller running, no Gateway)", () => {
+    // The GatewayClass accepted by no controller: none runs.
+    const none = one(checkRoutes("dev", [api], live({ gatewayClasses: [gatewayClass("Unknown")] })));
+    expect(none.found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: no controller has accepted GatewayClass eg (controllerName gateway.envoyproxy.io/gatewayclass-controller), so no Gateway API controller is running for it",
+    );
+    expect(none.fix).toMatch(
+      /^install or start the Gateway API controller for gateway\.envoyproxy\.io\/gatewayclass-controller/,
+    );
+    // What the Gateway's spec says is added.
+    expect(
+      one(
+        checkRoutes(
+          "dev",
+          [api],
+          live({ gatewayClasses: [gatewayClass("Unknown")], services: new Set(), namespaces: [] }),
+        ),
+      ).found,
+    ).toMatch(
+      /running for it; from the Gateway's spec and the cluster: no listener of Gateway envoy-gateway\/nvcf-gateway \("http"\) admits routes from namespace envoy-gateway .*; backend Service nvcf\/api does not exist$/,
+    );
+    expect(one(checkRoutes("dev", [api], live({ gatewayClasses: [] }))).found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: Gateway envoy-gateway/nvcf-gateway names GatewayClass eg, which does not exist",
+    );
+    expect(one(checkRoutes("dev", [api], live({ gateways: [] }))).found).toBe(
+      "no status for parent envoy-gateway/nvcf-gateway:http: the Gateway does not exist, so no controller reports on the route",
+    );
+    // A class its controller accepted, but no word on the route (yet).
+    expect(one(checkRoutes("dev", [api], live({ gatewayClasses: [gatewayClass("True")] }))).fix).toMatch(
+      /^run nvcf status again in a moment; if the status stays missing, read the logs of the Gateway API controller/,
+    );
   });
 
   test("GPU cluster: identity ConfigMap with both IDs, healthy NVCFBackend, ready agent pod", () => {
@@ -740,6 +978,128 @@ describe("health", () => {
     });
     expect(one(checkCompute("dev-gpu-a", "gpu-a", { ...good, agentPods: [] })).found).toBe(
       "no NVCA agent pod",
+    );
+  });
+});
+
+describe("health: NVIDIA's observability stack", () => {
+  const labelled = { "nvcf.nvidia.com/observability-target": "true" };
+  const obj = (
+    name: string,
+    ns: string,
+    labels: Record<string, string> = labelled,
+    spec?: object,
+  ): KubeObject => ({
+    metadata: { name, namespace: ns, labels },
+    spec,
+  });
+  const gpu = () => checkedStack(stackFile("dev-gpu-a"));
+  const healthy = () => ({
+    collectors: [obj("nvcf-observability", "monitoring", {}, { targetAllocator: { enabled: true } })],
+    serviceMonitors: [obj("nvcf-default-monitors-nvca", "monitoring")],
+    podMonitors: [
+      obj("nvcf-default-monitors-dcgm", "monitoring"),
+      obj("nvcf-default-monitors-worker", "monitoring"),
+    ],
+    pullSecretType: "kubernetes.io/dockerconfigjson",
+  });
+
+  test("a GPU cluster (profile compute) expects the collector, the NVCA, DCGM and worker monitors, and the pull secret", () => {
+    const want = expectedObservability(gpu());
+    expect(want).toEqual({
+      namespace: "monitoring",
+      collector: {
+        name: "nvcf-observability",
+        targetAllocator: true,
+        selectors: { ServiceMonitor: labelled, PodMonitor: labelled },
+      },
+      monitors: [
+        { kind: "ServiceMonitor", name: "nvcf-default-monitors-nvca", namespace: "monitoring" },
+        { kind: "PodMonitor", name: "nvcf-default-monitors-dcgm", namespace: "monitoring" },
+        { kind: "PodMonitor", name: "nvcf-default-monitors-worker", namespace: "monitoring" },
+      ],
+      pullSecret: "nvcr-pull-secret",
+    });
+    const f = checkObservability("dev-gpu-a", want!, healthy());
+    allPass(f);
+    expect(f.map((x) => [x.check, x.object, x.found])).toEqual([
+      [
+        "health.observability",
+        "OpenTelemetryCollector monitoring/nvcf-observability",
+        "exists, Target Allocator enabled",
+      ],
+      [
+        "health.observability",
+        "ServiceMonitor monitoring/nvcf-default-monitors-nvca",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "PodMonitor monitoring/nvcf-default-monitors-dcgm",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "PodMonitor monitoring/nvcf-default-monitors-worker",
+        "exists, selected by collector nvcf-observability's Target Allocator",
+      ],
+      [
+        "health.observability",
+        "Secret monitoring/nvcr-pull-secret",
+        "the image pull secret (kubernetes.io/dockerconfigjson)",
+      ],
+    ]);
+  });
+
+  test("the control plane (profile control) expects its own monitors; no stack, nothing expected", () => {
+    const want = expectedObservability(checkedStack(stackFile("dev")));
+    expect(want?.monitors.map((m) => m.name)).toEqual([
+      "nvcf-default-monitors-state-metrics",
+      "nvcf-default-monitors-invocation-service",
+      "nvcf-default-monitors-grpc-proxy",
+      "nvcf-default-monitors-llm-api-gateway",
+    ]);
+    const s = gpu();
+    (s.config as ComputePlaneConfig).observability.install = false;
+    expect(expectedObservability(s)).toBeUndefined();
+  });
+
+  test("each broken object is named with what was found, what is needed and the fix", () => {
+    const want = expectedObservability(gpu())!;
+    const h = healthy();
+    const missing = one(checkObservability("dev-gpu-a", want, { ...h, collectors: [] }));
+    expect(missing).toMatchObject({
+      object: "OpenTelemetryCollector monitoring/nvcf-observability",
+      found: "missing",
+    });
+    expect(missing.fix).toMatch(/^pulumi up -s dev-gpu-a --refresh/);
+    expect(
+      one(
+        checkObservability("dev-gpu-a", want, {
+          ...h,
+          collectors: [obj("nvcf-observability", "monitoring", {}, { targetAllocator: { enabled: false } })],
+        }),
+      ).found,
+    ).toBe("spec.targetAllocator.enabled is not true");
+    expect(one(checkObservability("dev-gpu-a", want, { ...h, collectors: undefined })).found).toBe(
+      "the OpenTelemetryCollector CRD is not served",
+    );
+    const worker = one(
+      checkObservability("dev-gpu-a", want, { ...h, podMonitors: h.podMonitors.slice(0, 1) }),
+    );
+    expect([worker.object, worker.found]).toEqual([
+      "PodMonitor monitoring/nvcf-default-monitors-worker",
+      "missing",
+    ]);
+    const unwired = one(
+      checkObservability("dev-gpu-a", want, {
+        ...h,
+        serviceMonitors: [obj("nvcf-default-monitors-nvca", "monitoring", {})],
+      }),
+    );
+    expect(unwired.found).toBe("its labels lack nvcf.nvidia.com/observability-target=true");
+    expect(one(checkObservability("dev-gpu-a", want, { ...h, pullSecretType: undefined })).object).toBe(
+      "Secret monitoring/nvcr-pull-secret",
     );
   });
 });

@@ -274,9 +274,37 @@ describe("control-plane rules", () => {
     ],
     [
       "observability: target allocator needs the collector",
-      { observability: j({ components: { collector: "existing", targetAllocator: "install" } }) },
+      {
+        observability: j({
+          components: { collector: "existing", targetAllocator: "install", discoveryRbac: "existing" },
+        }),
+      },
       "nvcf:observability.components.targetAllocator",
-      { observability: j({ components: { collector: "existing", targetAllocator: "existing" } }) },
+      {
+        observability: j({
+          components: { collector: "existing", targetAllocator: "existing", discoveryRbac: "existing" },
+        }),
+      },
+    ],
+    [
+      "observability: an existing target allocator needs an existing collector (NVIDIA's helmfile fails the render)",
+      { observability: j({ components: { targetAllocator: "existing" } }) },
+      "nvcf:observability.components.targetAllocator",
+      { observability: j({ components: { targetAllocator: "disabled", discoveryRbac: "disabled" } }) },
+    ],
+    [
+      "observability: discovery RBAC is installed only with a stack-owned collector",
+      {
+        observability: j({
+          components: { collector: "existing", targetAllocator: "existing", discoveryRbac: "install" },
+        }),
+      },
+      "nvcf:observability.components.discoveryRbac",
+      {
+        observability: j({
+          components: { collector: "existing", targetAllocator: "existing", discoveryRbac: "existing" },
+        }),
+      },
     ],
     [
       "observability: target allocator needs discovery RBAC",
@@ -294,7 +322,7 @@ describe("control-plane rules", () => {
       "observability: control profile needs a metrics backend",
       {
         observability: j({
-          components: { collector: "existing", targetAllocator: "disabled" },
+          components: { collector: "existing", targetAllocator: "disabled", discoveryRbac: "disabled" },
           metricsBackend: { mode: "disabled" },
         }),
       },
@@ -302,7 +330,7 @@ describe("control-plane rules", () => {
       {
         observability: j({
           profile: "compute",
-          components: { collector: "existing", targetAllocator: "disabled" },
+          components: { collector: "existing", targetAllocator: "disabled", discoveryRbac: "disabled" },
           metricsBackend: { mode: "disabled" },
         }),
       },
@@ -687,10 +715,69 @@ describe("compute-plane rules", () => {
       "nvcf:registryKey",
       { registryKey: undefined },
     ],
+    [
+      "GPU-cluster observability: the collector needs an operator (the control plane's mode rules)",
+      { observability: j({ components: { otelOperator: "disabled" } }) },
+      "nvcf:observability.components.otelOperator",
+      { observability: j({ components: { otelOperator: "existing" } }) },
+    ],
+    [
+      "GPU-cluster observability: the mode rules apply only where the stack installs it",
+      { observability: j({ profile: "all", components: { prometheusOperatorCrds: "disabled" } }) },
+      "nvcf:observability.components.prometheusOperatorCrds",
+      { observability: j({ profile: "control", components: { prometheusOperatorCrds: "disabled" } }) },
+    ],
+    [
+      "GPU-cluster observability: an existing backend needs its remote-write URL",
+      { observability: j({ metricsBackend: { mode: "existing", type: "external" } }) },
+      "nvcf:observability.metricsBackend.remoteWriteEndpoint",
+      {
+        observability: j({
+          metricsBackend: {
+            mode: "existing",
+            type: "external",
+            remoteWriteEndpoint: "https://metrics.example.com/write",
+          },
+        }),
+      },
+    ],
+    [
+      "GPU-cluster observability: bundle 0.6.1 ships no observability stack to install",
+      { bundleVersion: "0.6.1", observability: j({ install: true }) },
+      "nvcf:observability.install",
+      { bundleVersion: "0.6.1", observability: j({ install: false }) },
+    ],
+    [
+      "GPU-cluster observability: settings of control-plane services are not keys of a GPU cluster",
+      { observability: j({ tracing: { enabled: true } }) },
+      "nvcf:observability.tracing",
+      { observability: j({ namespace: "observability" }) },
+    ],
   ];
   test.each(cases)("%s", (_name, bad, key, good) => {
     expect(keys(baseCompute(bad))).toContain(key);
     expect(keys(baseCompute(good))).toEqual([]);
+  });
+
+  test("the GPU-cluster observability problems say what was expected, what was found and the fix", () => {
+    expect(problems(baseCompute({ bundleVersion: "0.6.1", observability: j({ install: true }) }))).toEqual([
+      {
+        key: "nvcf:observability.install",
+        text:
+          "unset or false: NVCF bundle 0.6.1 ships no observability stack (docs/v0.6.1/manifest.md lists none of its charts) | true | " +
+          "pulumi config rm --path nvcf:observability.install (NVCA's collector and gate still follow nvcf:observability.profile), or set nvcf:bundleVersion to 0.7.0 or 0.8.0",
+      },
+    ]);
+    expect(
+      problems(baseCompute({ observability: j({ components: { targetAllocator: "existing" } }) })),
+    ).toEqual([
+      {
+        key: "nvcf:observability.components.targetAllocator",
+        text:
+          'install or disabled when the stack installs the collector (existing needs an existing collector) | "existing" | ' +
+          "set components.targetAllocator to install or disabled, or components.collector to existing",
+      },
+    ]);
   });
 });
 
@@ -733,7 +820,9 @@ test("a config with many mistakes lists every one at once, secrets redacted", ()
     "nvcf:addons.nvcfUi.enabled",
     "nvcf:charts.path",
     "nvcf:stateMetrics.enabled",
-    "nvcf:observability.metricsBackend.type",
+    // Bundle 0.6.1 installs no observability stack, so only the function autoscaler's rule of an existing
+    // backend applies (the stack's own mode rules, e.g. metricsBackend.type, do not).
+    "nvcf:observability.metricsBackend.promqlEndpoint",
   ]) {
     expect(got).toContain(k);
   }

@@ -82,7 +82,7 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
         "pulumi:providers:aws",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
-        // The stack's read of its own previous outputs (stacks/accountState.ts).
+        // The stack's read of its own previous outputs (stacks/previous.ts).
         "pulumi:pulumi:StackReference",
       ]).toContain(t);
   });
@@ -333,9 +333,11 @@ describe("stack reference contract", () => {
       controlPlaneSecretOutputs: [...SECRET_OUTPUT_NAMES],
     });
     const secretRes = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret");
-    // pullSecretNamespaces (nvca-operator, nvca-system, nvcf-backend) and kube-system for the node tuner.
+    // pullSecretNamespaces (nvca-operator, nvca-system, nvcf-backend), kube-system for the node tuner and the
+    // observability namespace (profile compute: NVIDIA's observability stack on the GPU cluster).
     expect(secretRes.map((x) => (x.inputs["metadata"] as { namespace?: string }).namespace).sort()).toEqual([
       "kube-system",
+      "monitoring",
       "nvca-operator",
       "nvca-system",
       "nvcf-backend",

@@ -179,8 +179,13 @@ export interface RenderOptions {
   /** Outputs of the referenced control-plane stack (compute stacks). */
   controlPlaneOutputs?: Record<string, unknown>;
   controlPlaneSecretOutputs?: string[];
-  /** Outputs of this stack's previous update, as its reference to itself (`previous-outputs`) reads them. */
+  /**
+   * Outputs of this stack's previous update, as its reference to itself reads them (stacks/previous.ts);
+   * default: none (a first `pulumi up`).
+   */
   previousOutputs?: Record<string, unknown>;
+  /** Which of `previousOutputs` were secret. */
+  previousSecretOutputs?: string[];
   /** DaemonSet scheduled count returned by the mock. */
   daemonSetScheduled?: number;
   preview?: boolean;
@@ -299,13 +304,13 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 state["status"] = { addresses: [{ value: "203.0.113.20" }] };
                 break;
               case "pulumi:pulumi:StackReference":
-                if (args.name === "previous-outputs")
+                if (args.inputs.name === `organization/nvcf/${opts.stack}`)
                   return {
                     id: String(args.inputs.name),
                     state: {
                       name: args.inputs.name,
                       outputs: opts.previousOutputs ?? {},
-                      secretOutputNames: [],
+                      secretOutputNames: opts.previousSecretOutputs ?? [],
                     },
                   };
                 return {

@@ -595,6 +595,39 @@ describe("adoption plan", () => {
     expect(mm.find((x) => x.object.includes("cassandra"))?.fix).toMatch(/charts.versionOverrides/);
   });
 
+  test("a GPU cluster adopts its observability releases in the observability namespace; a cluster without them is told how to move", () => {
+    const f = readStackFile("dev-gpu-a");
+    const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
+    const cfg = validateConfig(raw, new Set(["registryKey"]), "dev-gpu-a") as ComputePlaneConfig;
+    const plan = adoptionPlan(cfg, "dev-gpu-a", "nvcf");
+    const releases = plan.imports.filter((i) => i.kind === "release").map((i) => i.id);
+    expect(releases).toEqual([
+      "monitoring/prometheus-operator-crds",
+      "monitoring/opentelemetry-operator",
+      "monitoring/victoria-metrics",
+      "monitoring/otel-collector",
+      "monitoring/default-monitors",
+      "nvca-operator/nvca-operator",
+    ]);
+    expect(plan.namespaces).toContain("monitoring");
+    expect(plan.pullSecretNamespaces).toContain("monitoring");
+    const live = [
+      {
+        name: "nvca-operator",
+        namespace: "nvca-operator",
+        revision: 1,
+        status: "deployed",
+        chart: "helm-nvca-operator",
+        chartVersion: "1.21.3",
+      },
+    ];
+    const mm = checkReleases(plan, live, "0.8.0");
+    expect(mm.map((x) => x.object)).toEqual(releases.slice(0, 5).map((r) => `release ${r}`));
+    expect(mm[0].fix).toMatch(/--set observability\.install=false/);
+    cfg.observability.install = false;
+    expect(checkReleases(adoptionPlan(cfg, "dev-gpu-a", "nvcf"), live, "0.8.0")).toEqual([]);
+  });
+
   test("Helm's release record and a dockerconfigjson Secret are read as Helm and kubectl write them", () => {
     const record = {
       name: "nats",

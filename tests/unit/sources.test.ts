@@ -509,21 +509,43 @@ describe("what an air-gapped install mirrors, per bundle", () => {
     expect(stackLocal.map((e) => `${e.plane} ${e.chart}`).sort()).toEqual(
       [
         "compute nvcf-cluster-topology",
+        "compute nvcf-default-monitors",
+        "compute nvcf-otel-collector",
         "control nvcf-default-monitors",
         "control nvcf-otel-collector",
       ].sort(),
     );
     // One chart, two releases (nvcf-kai-topology and nvcf-grove-topology): mirrored once.
     expect(stackLocal.find((e) => e.chart === "nvcf-cluster-topology")?.releases.length).toBe(2);
+    // The observability releases of both planes: one entry per plane, each naming its release once.
+    expect(stackLocal.filter((e) => e.chart === "nvcf-otel-collector").map((e) => e.releases)).toEqual([
+      ["otel-collector"],
+      ["otel-collector"],
+    ]);
   });
 
   test("0.7.0: the compute stack pulls Grove v0.1.0-alpha.9 and Dynamo 1.2.1 only (no KAI, no topology chart)", () => {
-    // deploy/stacks/nvcf-compute-plane/helmfile.d/01-dependencies.yaml.gotmpl at deploy/stacks/self-managed/v0.7.0.
+    // deploy/stacks/nvcf-compute-plane/helmfile.d/01-dependencies.yaml.gotmpl at deploy/stacks/self-managed/v0.7.0,
+    // and the observability stack of the same tag on the GPU cluster.
     const compute = third("0.7.0").filter((x) => x.startsWith("compute "));
     expect(compute).toEqual([
+      "compute nvcf-otel-collector 0.2.0 stack-local charts.mirrors.stackLocal",
+      "compute nvcf-default-monitors 0.2.0 stack-local charts.mirrors.stackLocal",
       "compute grove-charts v0.1.0-alpha.9 upstream charts.mirrors.grove",
       "compute dynamo-platform 1.2.1 upstream charts.mirrors.dynamo",
     ]);
+  });
+
+  test("0.6.1 ships no observability stack: none of its charts on either plane", () => {
+    const charts = mirrorList(catalog, "0.6.1").map((e) => e.chart);
+    for (const c of [
+      "prometheus-operator-crds",
+      "opentelemetry-operator",
+      "victoria-metrics-single",
+      "nvcf-otel-collector",
+      "nvcf-default-monitors",
+    ])
+      expect(charts).not.toContain(c);
   });
 
   test("entries say where to copy each chart from", () => {

@@ -2,11 +2,12 @@
  * Values per release against the documented facts (docs/upstream-facts.md §1.8 control plane, §2.5-§2.6 compute plane), credential encodings
  * (§4 rows 1-3), the merge rule (§1.7) and change isolation between releases.
  */
-import { CONTROL_PLANE_RELEASES, releaseSpec } from "../../catalog/releases";
+import { COMPUTE_PLANE_RELEASES, CONTROL_PLANE_RELEASES, releaseSpec } from "../../catalog/releases";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import * as yaml from "js-yaml";
 import {
+  COMPUTE_VALUES_RELEASES,
   type ComputeInputs,
   agentMergeConfig,
   computeValues,
@@ -656,21 +657,24 @@ describe("a change to one service's settings changes only that release", () => {
   });
 });
 
+/** What a control plane hands a GPU cluster in these tests (stacks/compute.ts `computeInputs`). */
+const COMPUTE_INPUTS: ComputeInputs = {
+  imageRegistry: REG,
+  imageRepository: REPO,
+  clusterID: "c-1",
+  clusterGroupID: "g-1",
+  ncaID: "nvcf-default",
+  region: "eu-north-1",
+  icmsServiceURL: "http://gw.example.com",
+  revalServiceURL: "http://gw.example.com",
+  natsURL: "nats://gw.example.com:4222",
+  icmsHost: "sis.nvcf.example.com",
+  revalHost: "reval.nvcf.example.com",
+  natsHost: "nats.nvcf.example.com",
+};
+
 describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-operator 1.14.0 / 1.21.3)", () => {
-  const inputs: ComputeInputs = {
-    imageRegistry: REG,
-    imageRepository: REPO,
-    clusterID: "c-1",
-    clusterGroupID: "g-1",
-    ncaID: "nvcf-default",
-    region: "eu-north-1",
-    icmsServiceURL: "http://gw.example.com",
-    revalServiceURL: "http://gw.example.com",
-    natsURL: "nats://gw.example.com:4222",
-    icmsHost: "sis.nvcf.example.com",
-    revalHost: "reval.nvcf.example.com",
-    natsHost: "nats.nvcf.example.com",
-  };
+  const inputs = COMPUTE_INPUTS;
   const ALL = JSON.stringify({
     kaiScheduler: { enabled: true },
     groveOperator: { enabled: true },
@@ -1052,6 +1056,119 @@ describe("compute-plane values (NVIDIA's nvcf-compute-plane stack, helm-nvca-ope
       kaiScheduler: { enabled: false },
       groveOperator: { enabled: true },
     });
+  });
+});
+
+describe("NVIDIA's observability stack on a GPU cluster (deploy/stacks/observability, profile compute)", () => {
+  const obs = (release: string, over: Record<string, string> = {}) =>
+    computeValues(release, compute(over), COMPUTE_INPUTS) as V;
+
+  test("every compute-plane release of the catalog has a values builder", () => {
+    expect([...COMPUTE_VALUES_RELEASES].sort()).toEqual(COMPUTE_PLANE_RELEASES.map((r) => r.name).sort());
+  });
+
+  test("default monitors: the compute group (NVCA ServiceMonitor in nvca-system, DCGM and worker PodMonitors), not the control group", () => {
+    const m = obs("default-monitors");
+    expect(m.commonLabels).toEqual({ "nvcf.nvidia.com/observability-target": "true" });
+    expect([m.controlPlane.enabled, m.computePlane.enabled]).toEqual([false, true]);
+    expect(m.computePlane.services).toEqual([
+      {
+        name: "nvca",
+        enabled: true,
+        namespaces: ["nvca-system"],
+        port: "nvca",
+        selector: { "app.kubernetes.io/name": "nvca" },
+        labels: {},
+      },
+    ]);
+    expect(m.computePlane.dcgm).toEqual({ enabled: true });
+    expect(m.computePlane.worker).toMatchObject({
+      enabled: true,
+      namespaceSelector: { any: true },
+      selector: { matchExpressions: [{ key: "icms-request-id", operator: "Exists" }] },
+      port: "metrics",
+    });
+    const all = obs("default-monitors", { observability: '{"profile": "all"}' });
+    expect([all.controlPlane.enabled, all.computePlane.enabled]).toEqual([true, true]);
+  });
+
+  test("the collector: Target Allocator selecting the monitors' label everywhere, writing to the cluster's own VictoriaMetrics", () => {
+    const c = obs("otel-collector");
+    expect(c.collectorName).toBe("nvcf-observability");
+    expect(c.image).toBe(
+      "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1",
+    );
+    expect(c.targetAllocator).toMatchObject({
+      enabled: true,
+      allocationStrategy: "consistent-hashing",
+      prometheusCR: {
+        enabled: true,
+        serviceMonitorSelector: { matchLabels: { "nvcf.nvidia.com/observability-target": "true" } },
+        podMonitorSelector: { matchLabels: { "nvcf.nvidia.com/observability-target": "true" } },
+        serviceMonitorNamespaceSelector: {},
+        podMonitorNamespaceSelector: {},
+      },
+    });
+    expect(c.targetAllocatorRbac).toEqual({ create: true });
+    expect(c.imagePullSecrets).toEqual([{ name: "nvcr-pull-secret" }]);
+    expect(c.config.exporters.prometheusremotewrite.endpoint).toBe(
+      "http://vmsingle.monitoring.svc.cluster.local:8428/api/v1/write",
+    );
+    const elsewhere = obs("otel-collector", { observability: '{"namespace": "obs"}' });
+    expect(elsewhere.config.exporters.prometheusremotewrite.endpoint).toBe(
+      "http://vmsingle.obs.svc.cluster.local:8428/api/v1/write",
+    );
+    const external = obs("otel-collector", {
+      observability: JSON.stringify({
+        components: { discoveryRbac: "existing" },
+        metricsBackend: {
+          mode: "existing",
+          type: "external",
+          remoteWriteEndpoint: "https://m.example.com/w",
+        },
+      }),
+    });
+    expect(external.config.exporters.prometheusremotewrite.endpoint).toBe("https://m.example.com/w");
+    expect(external.targetAllocatorRbac).toEqual({ create: false });
+  });
+
+  test("pull secret: this stack's, in every chart that takes one; none when the nodes authenticate themselves", () => {
+    expect(obs("opentelemetry-operator").imagePullSecrets).toEqual([{ name: "nvcr-pull-secret" }]);
+    expect(obs("victoria-metrics").global).toEqual({ imagePullSecrets: [{ name: "nvcr-pull-secret" }] });
+    const none = { pullSecret: '{"name": null}' };
+    expect(obs("opentelemetry-operator", none).imagePullSecrets).toBeUndefined();
+    expect(obs("victoria-metrics", none).global).toBeUndefined();
+    expect(obs("otel-collector", none).imagePullSecrets).toBeUndefined();
+  });
+
+  test("images.thirdParty: mirror takes the images from the control plane's mirror", () => {
+    const m = { images: '{"thirdParty": "mirror"}' };
+    expect(obs("otel-collector", m).image).toBe(
+      `${REG}/${REPO}/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1`,
+    );
+    expect(obs("opentelemetry-operator", m).manager.image).toEqual({
+      repository: `${REG}/${REPO}/open-telemetry/opentelemetry-operator/opentelemetry-operator`,
+    });
+    expect(obs("victoria-metrics", m).server.image).toEqual({
+      registry: REG,
+      repository: `${REPO}/victoriametrics/victoria-metrics`,
+    });
+  });
+
+  test("one home: the same settings give the same values on both planes; releaseValues merge last on the GPU cluster", () => {
+    const ctl = control({ observability: '{"profile": "compute"}' });
+    for (const r of [
+      "prometheus-operator-crds",
+      "opentelemetry-operator",
+      "victoria-metrics",
+      "otel-collector",
+      "default-monitors",
+    ])
+      expect([r, obs(r)]).toEqual([r, controlValues(r, ctl, secrets)]);
+    const over = obs("victoria-metrics", {
+      releaseValues: JSON.stringify({ "victoria-metrics": { server: { retentionPeriod: "3" } } }),
+    });
+    expect(over.server).toMatchObject({ retentionPeriod: "3", fullnameOverride: "vmsingle" });
   });
 });
 

@@ -413,10 +413,24 @@ subjects:
         ports (container ports), services (list of {name, ports, headless?}),
         [extraEnv] (list), [annotations] (map), [podAnnotations] (merged over the values' podAnnotations), [serviceAccountName],
         [realResources] (true: the container gets the values' `resources`, as the real chart renders them),
-        [securityContext], [replicas] (override)
+        [securityContext], [replicas] (override),
+        [envConfigMap] (name of the ConfigMap the real chart renders from a non-empty `env` map, as `<fullname>-env`:
+        the container then reads it through envFrom and the pod carries its checksum annotation),
+        [envInline] (with envConfigMap: the `env` entries are also written into the container, as grpc-proxy does),
+        [envDefaults] (map: keys the real chart adds to that ConfigMap when `env` lacks them)
 */ -}}
 {{- define "standin.nvcfService" -}}
 {{- $v := .v | default dict -}}
+{{- $envCm := "" -}}
+{{- if and .envConfigMap $v.env (kindIs "map" $v.env) }}{{ $envCm = .envConfigMap }}{{ end -}}
+{{- $containerEnv := $v.env -}}
+{{- if and $envCm (not .envInline) }}{{ $containerEnv = dict }}{{ end -}}
+{{- $envFrom := list -}}
+{{- $envPodAnn := dict -}}
+{{- if $envCm -}}
+{{- $envFrom = list (dict "configMapRef" (dict "name" $envCm)) -}}
+{{- $envPodAnn = dict "checksum/config-env" (toYaml $v.env | sha256sum) -}}
+{{- end -}}
 {{- $img := include "standin.image" (dict "image" $v.image "path" (ternary "image" (printf "%s.image" .key) (empty .key)) "defaultTag" .defaultTag) -}}
 {{- $ann := merge (dict "nvcf.stand-in/values-key" (.key | default "(top-level)") "nvcf.stand-in/resources" (toJson ($v.resources | default dict))) (.annotations | default dict) -}}
 {{- $replicas := 1 -}}
@@ -424,14 +438,27 @@ subjects:
 {{- include "standin.workload" (dict
     "root" .root "kind" (.kind | default "Deployment") "name" .name "app" .app "replicas" $replicas
     "serviceName" .serviceName
-    "containers" (list (dict "name" .container "image" $img "pullPolicy" ($v.image | default dict).pullPolicy "ports" .ports "env" $v.env "extraEnv" .extraEnv "resources" (ternary ($v.resources | default dict) dict (.realResources | default false))))
+    "containers" (list (dict "name" .container "image" $img "pullPolicy" ($v.image | default dict).pullPolicy "ports" .ports "env" $containerEnv "extraEnv" .extraEnv "envFrom" $envFrom "resources" (ternary ($v.resources | default dict) dict (.realResources | default false))))
     "pullSecrets" $v.imagePullSecrets "nodeSelector" $v.nodeSelector "tolerations" $v.tolerations
     "affinity" $v.affinity "securityContext" (.securityContext | default $v.podSecurityContext)
     "serviceAccountName" .serviceAccountName
-    "annotations" $ann "podAnnotations" (merge (dict) ($v.podAnnotations | default dict) (.podAnnotations | default dict)) "podLabels" $v.podLabels) }}
+    "annotations" $ann "podAnnotations" (merge (dict) ($v.podAnnotations | default dict) (.podAnnotations | default dict) $envPodAnn) "podLabels" $v.podLabels) }}
 {{- range .services }}
 ---
 {{ include "standin.service" (dict "root" $.root "name" .name "app" $.app "ports" .ports "headless" .headless) }}
+{{- end }}
+{{- if $envCm }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ $envCm }}
+  labels:
+    {{- include "standin.labels" (dict "root" .root "name" .app) | nindent 4 }}
+data:
+  {{- range $k, $val := merge (dict) $v.env (.envDefaults | default dict) }}
+  {{ $k }}: {{ $val | quote }}
+  {{- end }}
 {{- end }}
 {{- with (include "standin.pdb" (dict "root" .root "name" .name "app" .app "pdb" $v.podDisruptionBudget)) }}
 ---

@@ -20,3 +20,11 @@
 {{- define "natsstandin.fakeKey" -}}
 {{- printf "%s%s" . (randAlphaNum (int (sub 56 (len .))) | upper) -}}
 {{- end -}}
+
+{{- /* Selector labels of nats 1.3.15 (nats.selectorLabels / natsBox.selectorLabels): name, instance and the
+       component (nats or nats-box). dict: root, component */ -}}
+{{- define "natsstandin.selectorLabels" -}}
+app.kubernetes.io/name: nats
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}

@@ -17,3 +17,10 @@ imagePullSecrets:
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{- /* The server pods' selector labels (openbao 0.28.3: name, instance, component=server). Input: root context */ -}}
+{{- define "baostandin.selectorLabels" -}}
+app.kubernetes.io/name: openbao
+app.kubernetes.io/instance: {{ .Release.Name }}
+component: server
+{{- end -}}
