@@ -507,10 +507,17 @@ function encodeCredentials(secret, username, password) {
 const formatTypes = (types) => types.join(", ");
 
 /** What add, get and update print after their title: their own fields (as registry.go lists them), then description and tags. */
-function printCredential(title, cr, fields) {
+/**
+ * How `registry-credential add|get|update` end (cmd/registry.go): a failed call is `failed to <what>: <API error>`;
+ * else the API's answer as it is with --json, or `title` and the credential's `fields(cr)` as label: value lines.
+ */
+function answerCredential(res, what, title, fields) {
+  if (res.status !== 200) throw new CobraError(`failed to ${what}: ${apiError(res)}`);
+  if (jsonMode) return out.json(res.body);
+  const cr = res.body.registryCredential;
   out.success(title);
   out.plain("");
-  for (const [label, value] of fields) out.plain(`${label}: ${value}`);
+  for (const [label, value] of fields(cr)) out.plain(`${label}: ${value}`);
   if (cr.description) out.plain(`Description: ${cr.description}`);
   if (cr.tags && cr.tags.length) out.plain(`Tags: ${cr.tags.join(", ")}`);
 }
@@ -533,10 +540,7 @@ async function rcAdd({ flags, deps }) {
   };
   out.info(`Adding registry credential for hostname '${flags.hostname}'...`);
   const res = c.call("POST", "/v2/nvcf/registry-credentials", () => api.addCredential(c.dir, ADMIN_CLIENT, req, by));
-  if (res.status !== 200) throw new CobraError(`failed to add registry credential: ${apiError(res)}`);
-  if (jsonMode) return out.json(res.body);
-  const cr = res.body.registryCredential;
-  printCredential("Registry credential added successfully!", cr, [
+  answerCredential(res, "add registry credential", "Registry credential added successfully!", (cr) => [
     ["Credential ID", cr.registryCredentialId],
     ["Registry Name", cr.registryName],
     ["Hostname", cr.registryHostname],
@@ -551,10 +555,7 @@ async function rcGet({ flags, args, deps }) {
   const id = args[0];
   out.info(`Getting registry credential '${id}'...`);
   const res = c.call("GET", `/v2/nvcf/registry-credentials/${id}`, () => api.getCredential(c.dir, ADMIN_CLIENT, id));
-  if (res.status !== 200) throw new CobraError(`failed to get registry credential: ${apiError(res)}`);
-  if (jsonMode) return out.json(res.body);
-  const cr = res.body.registryCredential;
-  printCredential("Registry Credential Details:", cr, [
+  answerCredential(res, "get registry credential", "Registry Credential Details:", (cr) => [
     ["ID", cr.registryCredentialId],
     ["Name", cr.registryCredentialName],
     ["Registry Name", cr.registryName],
@@ -585,10 +586,7 @@ async function rcUpdate({ flags, args, deps }) {
   if (!any) throw new CobraError("no updates specified. Use --username/--password or --artifact-type flags");
   out.info(`Updating registry credential '${id}'...`);
   const res = c.call("PATCH", `/v2/nvcf/registry-credentials/${id}`, () => api.updateCredential(c.dir, ADMIN_CLIENT, id, req, by));
-  if (res.status !== 200) throw new CobraError(`failed to update registry credential: ${apiError(res)}`);
-  if (jsonMode) return out.json(res.body);
-  const cr = res.body.registryCredential;
-  printCredential("Registry credential updated successfully!", cr, [
+  answerCredential(res, "update registry credential", "Registry credential updated successfully!", (cr) => [
     ["Credential ID", cr.registryCredentialId],
     ["Registry Name", cr.registryName],
     ["Hostname", cr.registryHostname],
