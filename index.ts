@@ -2,6 +2,8 @@
  * Entry point: validates this stack's config (every problem at once, before any resource is registered or a
  * kubeconfig is read, apart from one read-only warm-up request to the API server, stacks/kube.ts
  * `warmUpFromRawConfig`), then runs the control-plane or the compute-plane stack program chosen by `nvcf:plane`.
+ * Each stack program first reads what its own last `pulumi up` deployed (stacks/deployed.ts) and refuses changes
+ * that cannot be made in place, before it registers anything else.
  * An invalid config ends the run with `ConfigError` (a Pulumi RunError), which `pulumi preview` and
  * `pulumi up` print as the plain list of problems and nothing else (config/problems.ts). Each program is
  * loaded only when used, so a stack does not pay for the other's modules; under `pulumi preview`/`up` the

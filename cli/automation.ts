@@ -148,20 +148,30 @@ export async function resourceCounts(env: Environment): Promise<Map<string, numb
 /**
  * Validates a stack's config in this process exactly as the program does at its start (config/load.ts
  * `validateConfig`, over the stack's `nvcf:` config read through the engine, secrets decrypted in memory
- * only), so `up` can refuse a bad config before any stack is touched. Checks that need another stack's
- * outputs (the compute plane's bundle against its control plane) still run in the program.
+ * only, with the charts' keys of the project and every config key of the stack), so `up` can refuse a bad config
+ * before any stack is touched. Checks that need a stack's outputs (the compute plane's bundle against its control
+ * plane, changes against what the stack deployed) still run in the program.
  * Throws `CliError` (EXIT.config) whose lines are the program's formatted problem list.
  */
 export async function validateStackConfig(stack: Stack): Promise<void> {
-  const { raw, secret } = await stackConfig(stack);
+  const { raw, secret, keys } = await stackConfig(stack);
   const { validateConfig } = await import("../config/load");
-  await asConfigError(async () => validateConfig(raw, secret, stack.name));
+  const { chartKeysFromSources } = await import("../config/chartKeys");
+  await asConfigError(async () =>
+    validateConfig(raw, secret, stack.name, {
+      // Local chart paths are relative to the project the workspace runs (`--cwd`).
+      chartKeys: chartKeysFromSources(stack.workspace.workDir),
+      configKeys: keys,
+    }),
+  );
 }
 
 /** A stack's `nvcf:` config as the engine gives it: raw values by key (no prefix), and the secret keys. */
 export interface RawStackConfig {
   raw: Record<string, string>;
   secret: Set<string>;
+  /** Every config key of the stack, any namespace (`<namespace>:<key>`). */
+  keys: string[];
 }
 
 const configs = new Map<string, Promise<RawStackConfig>>();
@@ -183,7 +193,7 @@ export function stackConfig(stack: Stack): Promise<RawStackConfig> {
         raw[key] = v.value;
         if (v.secret) secret.add(key);
       }
-      return { raw, secret };
+      return { raw, secret, keys: Object.keys(all) };
     });
     configs.set(stack.name, c);
   }

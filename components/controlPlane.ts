@@ -120,6 +120,8 @@ export class ControlPlane extends pulumi.ComponentResource {
   accounts!: AccountSettings;
   /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
   teardownGuard!: TeardownGuard;
+  /** The Cassandra password the releases get (`nvcf:cassandraPassword`, else the generated one), secret. */
+  readonly cassandraPassword: pulumi.Output<string>;
   /** What the first step leaves to the second. */
   private readonly first: FirstStep;
 
@@ -212,8 +214,9 @@ export class ControlPlane extends pulumi.ComponentResource {
     const functionKey = args.secrets.functionRegistryKey ?? args.secrets.registryKey;
     const encode = (user: string, key: pulumi.Output<string> | undefined) =>
       pulumi.secret((key ?? pulumi.output("")).apply((k) => dockerAuth(user, k)));
+    this.cassandraPassword = pulumi.secret(cassandraPassword);
     const secrets: ControlSecrets<pulumi.Output<string>> = {
-      cassandraPassword: pulumi.secret(cassandraPassword),
+      cassandraPassword: this.cassandraPassword,
       sidecarAuth: encode(sidecarUser(cfg), sidecarKey),
       functionAuth: cfg.accounts.registryCredentials.map((rc) => encode(rc.username, functionKey)),
     };

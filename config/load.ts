@@ -9,6 +9,12 @@ import * as yaml from "js-yaml";
 import type { z } from "zod";
 import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
 import { kubeconfigServer } from "../values/registration";
+import type { ChartSourceSettings } from "../catalog/sources";
+import { computeFlags } from "../values/compute";
+import { controlFlags } from "../values/control";
+import { chartKeysFromSources } from "./chartKeys";
+import { allowListProblems } from "./installed";
+import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
 import { ConfigError, type Problem, describe } from "./problems";
 import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
@@ -382,11 +388,21 @@ export function kubeAccessProblems(cfg: StackConfig, kube: KubeconfigView): Prob
 export interface ValidationEnvironment {
   /** The ambient kubeconfig the stack would use (`stacks/kube.ts ambientKubeconfigView`). */
   kubeconfig?: KubeconfigView;
+  /**
+   * How to find the keys a release's chart declares, given the stack's `nvcf:charts` (config/chartKeys.ts
+   * `chartKeysFromSources`); without it `nvcf:releaseValues` is checked at its top level only.
+   */
+  chartKeys?: (charts: ChartSourceSettings) => ChartKeysFor;
+  /** Every config key of the stack, `<namespace>:<key>`, for the near-miss namespace check. */
+  configKeys?: readonly string[];
+  /** Receives the lines the preview prints about the config (keys passed unchecked, charts not checked). */
+  note?: (level: "info" | "warn", message: string) => void;
 }
 
 /**
  * Validates a stack's raw config: structure (zod, strict), then the cross-field rules, then (with `env`) the
- * Kubernetes access the config names; all kinds are reported together. Input: `raw` maps keys without the
+ * Kubernetes access the config names, `nvcf:releaseValues` against the charts' keys, the entries of
+ * `nvcf:allowInstalledChanges` and near-miss namespaces (config/meaning.ts); all kinds are reported together. Input: `raw` maps keys without the
  * `nvcf:` prefix to raw strings, `secretKeys` names the keys set with `--secret`, `stack` is the stack name,
  * `env.kubeconfig` the ambient kubeconfig. Output: the typed config.
  * Throws `ConfigError` listing every problem (secret values redacted) when anything is wrong.
@@ -463,15 +479,29 @@ export function validateConfig(
         ...kubeAccessProblems(result.data as StackConfig, env.kubeconfig).filter((p) => !known.has(p.key)),
       );
     }
+    // Config that cannot mean anything (config/meaning.ts) and overrides naming no setting (config/installed.ts).
+    const cfg = result.data as StackConfig;
+    const flags = cfg.plane === "compute" ? computeFlags(cfg) : controlFlags(cfg);
+    const checked = releaseValuesKeyProblems(cfg, flags, env.chartKeys?.(cfg.charts));
+    const known = new Set(problems.map((p) => p.key));
+    problems.push(
+      ...[...checked.problems, ...allowListProblems(cfg.plane, cfg.allowInstalledChanges)].filter(
+        (p) => !known.has(p.key),
+      ),
+    );
+    for (const n of checked.notes) env.note?.(n.level, n.message);
   }
+  if (env.configKeys) problems.push(...namespaceProblems(env.configKeys));
   if (problems.length > 0 || !result.success) throw new ConfigError(stack, problems);
   return result.data as StackConfig;
 }
 
 /**
  * Reads this stack's `nvcf:` config from the Pulumi engine and validates it (see `validateConfig`), with the
- * contexts of the ambient kubeconfig (KUBECONFIG, else ~/.kube/config). Throws `ConfigError` before any
- * resource is registered.
+ * contexts of the ambient kubeconfig (KUBECONFIG, else ~/.kube/config), the keys the releases' charts declare
+ * (config/chartKeys.ts: local chart directories, the key cache for remote charts) and every config key of the
+ * stack (near misses of the `nvcf` namespace); the preview's lines about the config go to the engine's log.
+ * Throws `ConfigError` before any resource is registered.
  */
 export function loadConfig(): StackConfig {
   // Present in the SDK's runtime since 3.x but missing from its typings.
@@ -486,7 +516,13 @@ export function loadConfig(): StackConfig {
     raw[key] = value;
     if (isConfigSecret(full)) secret.add(key);
   }
-  return validateConfig(raw, secret, pulumi.getStack(), { kubeconfig: ambientKubeconfigView() });
+  return validateConfig(raw, secret, pulumi.getStack(), {
+    kubeconfig: ambientKubeconfigView(),
+    chartKeys: chartKeysFromSources(PROJECT_ROOT),
+    configKeys: Object.keys(all),
+    note: (level, message) =>
+      pulumi.log[level === "warn" ? "warn" : "info"](message, pulumi.runtime.getStackResource()),
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
 import { accountConfigRules } from "../values/accounts";
 import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
-import { httpRouteHostnames } from "../values/routes";
+import { routeProblems } from "./meaning";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
@@ -736,23 +736,8 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "nothing",
       "set grpcproxy.workerConnectBaseURL or workerEndpoints.grpcProxyWorkerConnectURL",
     );
-  const hosts = httpRouteHostnames(cfg);
-  const seen = new Map<string, string>();
-  for (const [route, names] of Object.entries(hosts)) {
-    for (const h of names) {
-      const other = seen.get(h);
-      if (other !== undefined)
-        add(
-          route === "vanity-gateway" || other === "vanity-gateway"
-            ? "addons.vanityGateway.hostnames"
-            : "domain",
-          "unique hostnames across enabled HTTPRoutes (all match PathPrefix /)",
-          `${describe(h)} on both ${other} and ${route}`,
-          "give the vanity gateway its own hostnames",
-        );
-      else seen.set(h, route);
-    }
-  }
+  // Routes that claim the same traffic, across every route kind (config/meaning.ts).
+  out.push(...routeProblems(cfg));
   if (
     (cfg.remoteAccess || cfg.gpuClusters.length > 0 || cfg.aws?.route53ZoneId) &&
     cfg.domain === "localhost"

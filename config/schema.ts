@@ -372,6 +372,20 @@ const workerEndpoints = z
 /** Per-release values overrides: release name → values, deep-merged last (maps merge, lists replace). */
 const releaseValues = z.record(str, z.record(str, z.unknown())).default({});
 
+/**
+ * `nvcf:releaseValues` key paths (`<release>.<key>…`, e.g. `cassandra.cassandra.jvm.extraOpts`) passed to the
+ * chart although it does not declare them (config/meaning.ts): the mark says the key is intended; the key and
+ * everything below it are passed unchecked, and the preview lists them.
+ */
+const releaseValuesUnchecked = z.array(str.min(1)).default([]);
+
+/**
+ * Settings that cannot change in place (config/installed.ts ids, e.g. `cassandra.volumes`) whose change is
+ * let through: the procedure of docs/installed-settings.md was carried out first. Remove an entry once the
+ * change is deployed (the preview says when).
+ */
+const allowInstalledChanges = z.array(str.min(1)).default([]);
+
 /** One GPU cluster registered by the control plane (issue 4 item 1). */
 const gpuCluster = z.strictObject({
   name: str.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a lowercase DNS label such as gpu-a"),
@@ -520,6 +534,8 @@ export const controlPlaneSchema = z.strictObject({
   /** Protect Cassandra, OpenBao and NATS releases from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
   releaseValues,
+  releaseValuesUnchecked,
+  allowInstalledChanges,
   /** NVCF account (NCA) id used for cluster registration (docs/upstream-facts.md §2.2 `NCA_ID`). */
   ncaId: str.min(1).default("nvcf-default"),
   gpuClusters: z.array(gpuCluster).default([]),
@@ -656,6 +672,8 @@ export const computePlaneSchema = z.strictObject({
   /** Protect the cluster's VictoriaMetrics release (its metrics) from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
   releaseValues,
+  releaseValuesUnchecked,
+  allowInstalledChanges,
   registryKey: str.optional(),
   chartRegistryPassword: str.optional(),
   kubeconfig: str.optional(),

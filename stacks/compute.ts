@@ -12,6 +12,7 @@ import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
 export interface ControlPlaneValues {
@@ -144,10 +145,16 @@ export async function requireRegistryKey(ref: pulumi.StackReference, cfg: Comput
   ]);
 }
 
-/** Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes). */
+/**
+ * Builds one GPU cluster's compute plane. Output: stack outputs (cluster identity, inotify nodes, the
+ * installed-settings record). Errors: `ConfigError` for a setting that cannot change in place against what the
+ * stack deployed, or a mismatch with the control plane, before any resource but the stack references is registered.
+ */
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the last `pulumi up` deployed: settings that cannot change in place are refused before anything else.
+  refuseInstalledChanges(pulumi.getStack(), cfg, await readDeployed());
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
@@ -188,7 +195,9 @@ export async function computePlaneStack(
     },
     { providers: { kubernetes: provider } },
   );
+  const statuses = Object.fromEntries(Object.entries(plane.releases).map(([k, r]) => [k, r.status]));
   return {
+    ...installedOutputs(cfg, statuses),
     clusterName: pulumi.output(cfg.clusterName),
     clusterID: inputs.clusterID,
     clusterGroupID: inputs.clusterGroupID,

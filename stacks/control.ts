@@ -15,9 +15,9 @@ import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
-import { previousOutputs } from "./previous";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -45,22 +45,30 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 }
 
 /**
- * Builds the control plane from a validated config. Output: the stack outputs (contract). Errors: a
- * missing kubeconfig context of a GPU cluster fails before any resource is registered; so does a change of the
- * account settings that the API cannot apply to the deployed account (`ConfigError`, values/accounts.ts
- * `accountChangeRules`, against this stack's previous outputs, stacks/previous.ts).
+ * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
+ * statuses, the installed-settings record (`installed`, secret `installedDigests`) and what the account got
+ * (`accountSettings`). Errors: `ConfigError` listing every change that cannot be made against what the stack
+ * deployed (a setting that cannot change in place, config/installed.ts; an account setting the API cannot change,
+ * values/accounts.ts `accountChangeRules`) and a missing kubeconfig context of a GPU cluster, both before any
+ * resource but the read of the stack's own outputs is registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  // This stack's previous outputs, read once (one reference to itself): every rule that judges a change against
-  // what is deployed reads its names from here.
-  const previous = await previousOutputs([ACCOUNT_SETTINGS_OUTPUT]);
-  const problems = accountChangeRules(
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
+  // place and an account setting the API cannot change are refused here, together, before anything is touched.
+  const deployed = await readDeployed();
+  const accountProblems = accountChangeRules(
     cfg,
-    readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT]),
+    readDeployedAccountSettings(deployed.values[ACCOUNT_SETTINGS_OUTPUT]),
   );
-  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+  try {
+    refuseInstalledChanges(pulumi.getStack(), cfg, deployed);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(e.stackName, [...e.problems, ...accountProblems]);
+    throw e;
+  }
+  if (accountProblems.length > 0) throw new ConfigError(pulumi.getStack(), accountProblems);
 
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
@@ -160,14 +168,16 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  // What the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts), and
+  // what the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
+  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
-  const outputs = { ...contract, ...accountSettings, releases: pulumi.output(statuses) };
+  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed, ...accountSettings };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   const settled = publishAsKnown(
     {
-      values: { ...contract, ...accountSettings },
+      values: { ...contract, ...installed, ...accountSettings },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
     },
     undefined,

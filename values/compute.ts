@@ -42,6 +42,25 @@ export interface ComputeInputs {
   natsHost: string;
 }
 
+/** Compute inputs with every field empty (for values whose parts read none of them); `over` sets some. */
+export function blankComputeInputs(over: Partial<ComputeInputs> = {}): ComputeInputs {
+  return {
+    imageRegistry: "",
+    imageRepository: "",
+    clusterID: "",
+    clusterGroupID: "",
+    ncaID: "",
+    region: "",
+    icmsServiceURL: "",
+    revalServiceURL: "",
+    natsURL: "",
+    icmsHost: "",
+    revalHost: "",
+    natsHost: "",
+    ...over,
+  };
+}
+
 /** Public registries the add-on charts pull from when no mirror is configured (the charts' published defaults). */
 export const UPSTREAM_IMAGE_REGISTRIES = {
   /** KAI scheduler: every image is `<global.registry>/<component>:<chart version>`. */

@@ -27,6 +27,7 @@ import {
   observabilityValues,
   vmsingleUrl,
 } from "./observability";
+import { grpcHostnames } from "./routes";
 
 /** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
 export interface ControlSecrets<S> {
@@ -745,9 +746,9 @@ function builders<S>(): Record<string, Builder<S>> {
           listenerName: g.nats.listenerName,
         };
       const ann = { routeAnnotations: {} };
-      const grpc = (r: { enabled: boolean; hostnames: string[] }, defaultHost: string) => ({
+      const grpc = (r: { enabled: boolean; hostnames: string[] }, service: "api" | "tasks") => ({
         enabled: r.enabled,
-        hostnames: r.hostnames.length ? r.hostnames : [defaultHost],
+        hostnames: grpcHostnames(r, service, D(cfg)),
       });
       const vanityHosts = cfg.addons.vanityGateway.hostnames.length
         ? [...cfg.addons.vanityGateway.hostnames]
@@ -757,8 +758,8 @@ function builders<S>(): Record<string, Builder<S>> {
           domain: D(cfg),
           gateways,
           routes: {
-            nvcfApi: { ...ann, grpc: grpc(g.routes.nvcfApiGrpc, `api-grpc.${D(cfg)}`) },
-            nvctApi: { ...ann, grpc: grpc(g.routes.nvctApiGrpc, `tasks-grpc.${D(cfg)}`) },
+            nvcfApi: { ...ann, grpc: grpc(g.routes.nvcfApiGrpc, "api") },
+            nvctApi: { ...ann, grpc: grpc(g.routes.nvctApiGrpc, "tasks") },
             apiKeys: { ...ann },
             invocation: { ...ann },
             llmInvocation: {

@@ -3,7 +3,9 @@
  * chart is resolved as the program resolves it (catalog/sources.ts `resolveChart`) and then, once per
  * distinct (location, version): a local directory must exist and its Chart.yaml carry the chart's name and the
  * pinned version; an OCI or HTTPS chart is pulled with the Helm CLI into a temporary directory, with the
- * configured credentials when the chart takes them (password on standard input, never on the command line).
+ * configured credentials when the chart takes them (password on standard input, never on the command line), and
+ * the keys it declares are written to the key cache the program checks `nvcf:releaseValues` against
+ * (config/chartKeys.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -12,6 +14,7 @@ import * as yaml from "js-yaml";
 import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/releases";
 import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from "../../catalog/sources";
 import type { ChartSourceSettings } from "../../catalog/sources";
+import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../config/chartKeys";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { mapBounded } from "../bounded";
@@ -252,9 +255,29 @@ export async function pullChart(c: ChartToCheck, helm: string): Promise<Finding>
         ]);
     }
     if (res.code !== 0) return failed(c, obj, used, res.out);
-    return pass("charts.pull", c.stack, obj, `pulled from ${where(c)}${creds ? ` as ${c.username}` : ""}`);
+    return pass(
+      "charts.pull",
+      c.stack,
+      obj,
+      `pulled from ${where(c)}${creds ? ` as ${c.username}` : ""}; ${cacheKeys(c, tmp)}`,
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Records the keys a pulled chart declares in the key cache (config/chartKeys.ts), which the program reads to
+ * check `nvcf:releaseValues` of charts from OCI or HTTPS locations. Output: the words for the finding.
+ */
+function cacheKeys(c: ChartToCheck, dir: string): string {
+  const tgz = fs.readdirSync(dir).find((f) => f.endsWith(".tgz"));
+  if (!tgz) return "no chart archive to read its keys from";
+  try {
+    writeChartKeysCache(c.chart, c.version, cacheLocation(c.resolved), fs.readFileSync(path.join(dir, tgz)));
+    return `its keys cached in ${chartKeysCacheDir()} for the nvcf:releaseValues check`;
+  } catch (e) {
+    return `its keys not cached (${(e as Error).message}): nvcf:releaseValues of its releases is checked at the top level only`;
   }
 }
 

@@ -32,7 +32,7 @@ import * as http from "node:http";
 import * as https from "node:https";
 import { type LookupFunction, isIP } from "node:net";
 import * as tls from "node:tls";
-import { nvcaOperatorValues } from "../../values/compute";
+import { blankComputeInputs, nvcaOperatorValues } from "../../values/compute";
 import { sidecarUser } from "../../values/control";
 import { mapBounded } from "../bounded";
 import type { Finding } from "../types";
@@ -207,20 +207,14 @@ export function imageCredentials(
       );
       continue;
     }
-    const nvca = nvcaOperatorValues(cfg, {
-      imageRegistry: registry,
-      imageRepository: ccfg.images.repository,
-      clusterID: "",
-      clusterGroupID: "",
-      ncaID: ccfg.ncaId,
-      region: "",
-      icmsServiceURL: "",
-      revalServiceURL: "",
-      natsURL: "",
-      icmsHost: "",
-      revalHost: "",
-      natsHost: "",
-    })["image"] as ImageValue | undefined;
+    const nvca = nvcaOperatorValues(
+      cfg,
+      blankComputeInputs({
+        imageRegistry: registry,
+        imageRepository: ccfg.images.repository,
+        ncaID: ccfg.ncaId,
+      }),
+    )["image"] as ImageValue | undefined;
     add({
       stack: st,
       registry,

@@ -35,6 +35,11 @@ export interface StackChanges {
   stack: string;
   releases: ResourceChange[];
   others: ResourceChange[];
+  /**
+   * The program's own information and warnings for the stack (e.g. keys passed unchecked, changes let through
+   * by `nvcf:allowInstalledChanges`, a hook that applies a change; docs/installed-settings.md), once each.
+   */
+  notes: string[];
 }
 
 const SECRET_MARK = "[secret]";
@@ -178,7 +183,25 @@ export function stackChanges(stack: string, events: readonly EngineEvent[]): Sta
     stack,
     releases: all.filter((r) => r.type === RELEASE_TYPE).sort(order),
     others: all.filter((r) => r.type !== RELEASE_TYPE).sort(order),
+    notes: programNotes(events),
   };
+}
+
+/**
+ * The program's information and warning messages about the stack as a whole (diagnostics of the stack resource,
+ * which the program's config checks log against it), trimmed, each once, in order. Diagnostics of no resource
+ * (the engine's and plugins' own) and of other resources are left out.
+ */
+export function programNotes(events: readonly EngineEvent[]): string[] {
+  const notes: string[] = [];
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (!d || (d.severity !== "info" && d.severity !== "warning") || d.ephemeral) continue;
+    if (!d.urn?.includes("::pulumi:pulumi:Stack::")) continue;
+    const text = d.message.trim();
+    if (text && !notes.includes(text)) notes.push(text);
+  }
+  return notes;
 }
 
 const SYMBOL: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-", import: "=" };
@@ -206,6 +229,7 @@ function plural(n: number, word: string, many = `${word}s`): string {
  * The lines of the preview summary for the stacks given (in order): a line per stack (`no changes`, or the
  * count of releases and other resources), under it one line per release (`~ release api (upgrade):
  * values.api.replicaCount: 1 → 2; version: "1.0.0" → "1.1.0"`) and per other resource, then a total line.
+ * Each stack's notes (the program's information and warnings) follow its lines as `  note: …`.
  * `failed` names stacks whose preview failed (shown as such, not counted).
  */
 export function formatPreview(changes: readonly StackChanges[], failed: readonly string[] = []): string[] {
@@ -215,8 +239,9 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
   let others = 0;
   for (const c of changes) {
     const n = c.releases.length + c.others.length;
+    const notes = (c.notes ?? []).map((m) => `  note: ${m.replace(/\s*\n\s*/g, " ")}`);
     if (n === 0) {
-      lines.push(`${c.stack}: no changes`);
+      lines.push(`${c.stack}: no changes`, ...notes);
       continue;
     }
     changedStacks++;
@@ -235,6 +260,7 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
       const why = r.inputs.map(describeInput).join("; ");
       lines.push(`  ${SYMBOL[r.op] ?? r.op} ${r.type} ${r.name} (${r.op})${why ? `: ${why}` : ""}`);
     }
+    lines.push(...notes);
   }
   for (const f of failed) lines.push(`${f}: preview FAILED (see above)`);
   const total = changes.length + failed.length;

@@ -15,7 +15,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { e2eProject } from "./project";
+import { diagnostics, e2eProject } from "./project";
 
 const STACK = "dev-bad";
 const CTX_STACK = "dev-bad-context";
@@ -72,22 +72,6 @@ const CONTEXT_EXPECTED = [
   `  - nvcf:gpuClusters[1].context: expected a context of the kubeconfig (<work>/kubeconfig): one of ${CONTEXTS}, found "kwok-nvcf-gpu-z", which it does not define. Fix: pulumi config set --path 'nvcf:gpuClusters[1].context' <one of them>, or point KUBECONFIG at the file that defines "kwok-nvcf-gpu-z"`,
 ];
 
-/**
- * The program's error as the CLI's Diagnostics section shows it: the `error: ` line of the stack resource
- * and the lines indented under it, with the engine's indentation removed.
- */
-function diagnostics(out: string): string[] {
-  const all = out.split("\n");
-  const start = all.findIndex((l) => /^ {4}error: /.test(l));
-  if (start < 0) throw new Error(`no error in the Diagnostics:\n${out}`);
-  const block = [all[start].replace(/^ {4}error: /, "")];
-  for (const l of all.slice(start + 1)) {
-    if (!l.startsWith("      ")) break;
-    block.push(l.slice(4));
-  }
-  return block;
-}
-
 /** What must never be in the output: the old object dump, a stack trace, colour codes, a secret. */
 function expectClean(out: string) {
   expect(out).not.toContain("\u001b[");
@@ -98,6 +82,33 @@ function expectClean(out: string) {
   expect(out).not.toContain(PLAIN_KEY);
 }
 
+/**
+ * Config that cannot mean anything (config/meaning.ts): releaseValues keys the chart (the dev stack's local
+ * stand-ins) does not declare, at two depths, one marked as intended; a key in a near miss of the nvcf
+ * namespace; two GRPCRoutes given one hostname.
+ */
+const MEANINGLESS_STACK = "dev-meaningless";
+const MEANINGLESS: string[][] = [
+  ["--path", "nvcf:releaseValues.cassandra.cassandra.replicaCont", "5"],
+  ["--path", "nvcf:releaseValues.cassandra.cassandra.persistence.sise", "20Gi"],
+  ["--path", "nvcf:releaseValues.cassandra.cassandra.jvm.extraOpts", "verbose"],
+  ["--path", "nvcf:releaseValuesUnchecked[0]", "cassandra.cassandra.jvm.extraOpts"],
+  ["nvfc:domain", "nvcf.example.org"],
+  ["--path", "nvcf:gateway.routes.nvcfApiGrpc.enabled", "true"],
+  ["--path", "nvcf:gateway.routes.nvcfApiGrpc.hostnames[0]", "grpc.nvcf.test"],
+  ["--path", "nvcf:gateway.routes.nvctApiGrpc.enabled", "true"],
+  ["--path", "nvcf:gateway.routes.nvctApiGrpc.hostnames[0]", "grpc.nvcf.test"],
+];
+// In the order the stack file holds them (the CLI sorts a map's keys).
+const CASSANDRA_KEYS = "its values.schema.json and values.yaml, read from ./tests/charts/helm-nvcf-cassandra";
+const MEANINGLESS_EXPECTED = [
+  `stack "${MEANINGLESS_STACK}" has 4 config problems; nothing was changed:`,
+  `  - nvcf:gateway.routes.nvctApiGrpc.hostnames: expected hostnames no other route of the program uses on Gateway envoy-gateway/nvcf-gateway listener http (both match every gRPC service, so one API's calls may reach the other's backend), found "grpc.nvcf.test" on both GRPCRoute nvcf-api-grpc and GRPCRoute nvct-api-grpc. Fix: give GRPCRoute nvct-api-grpc its own hostname: pulumi config set --path 'nvcf:gateway.routes.nvctApiGrpc.hostnames[0]' <hostname>`,
+  `  - nvcf:releaseValues.cassandra.cassandra.persistence.sise: expected a key chart helm-nvcf-cassandra 0.20.1 declares under cassandra.persistence (${CASSANDRA_KEYS}): did you mean size?, found a key the chart does not declare, so it would be ignored. Fix: pulumi config rm --path nvcf:releaseValues.cassandra.cassandra.persistence.sise, then set nvcf:releaseValues.cassandra.cassandra.persistence.size; or, if the chart reads it all the same, pulumi config set --path 'nvcf:releaseValuesUnchecked[1]' cassandra.cassandra.persistence.sise`,
+  `  - nvcf:releaseValues.cassandra.cassandra.replicaCont: expected a key chart helm-nvcf-cassandra 0.20.1 declares under cassandra (${CASSANDRA_KEYS}): did you mean replicaCount?, found a key the chart does not declare, so it would be ignored. Fix: pulumi config rm --path nvcf:releaseValues.cassandra.cassandra.replicaCont, then set nvcf:releaseValues.cassandra.cassandra.replicaCount; or, if the chart reads it all the same, pulumi config set --path 'nvcf:releaseValuesUnchecked[2]' cassandra.cassandra.replicaCont`,
+  '  - nvfc:domain: expected a key in the nvcf namespace (this program reads nvcf:domain; nothing reads nvfc:domain, so nvcf:domain keeps its default), found a key in namespace "nvfc". Fix: pulumi config rm nvfc:domain, then set the same value as nvcf:domain',
+];
+
 beforeAll(() => {
   // The dev stack file keeps its encryption salt, so its secret registry key decrypts with the dev passphrase.
   fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${STACK}.yaml`));
@@ -107,7 +118,10 @@ beforeAll(() => {
   for (const args of MISTAKES) pulumi(["config", "set", "-s", STACK, ...args]);
   pulumi(["stack", "init", CTX_STACK]);
   for (const args of CONTEXT_MISTAKES) pulumi(["config", "set", "-s", CTX_STACK, ...args]);
-}, 120_000);
+  fs.copyFileSync(path.join(work, "Pulumi.dev.yaml"), path.join(work, `Pulumi.${MEANINGLESS_STACK}.yaml`));
+  pulumi(["stack", "init", MEANINGLESS_STACK]);
+  for (const args of MEANINGLESS) pulumi(["config", "set", "-s", MEANINGLESS_STACK, ...args]);
+}, 180_000);
 
 afterAll(() => project.remove());
 
@@ -166,3 +180,21 @@ test("a GPU cluster whose control-plane stack was never deployed gets one config
   expectClean(out);
   expect(out).not.toMatch(/Required output/);
 }, 300_000);
+
+test("config that cannot mean anything: unknown chart keys at any depth, a near-miss namespace, one hostname on two GRPCRoutes", () => {
+  for (const cmd of [["preview"], ["up", "--yes"]]) {
+    const r = pulumi([...cmd, "-s", MEANINGLESS_STACK], true);
+    const out = r.stdout + r.stderr;
+    expect(r.status).not.toBe(0);
+    expect(diagnostics(out)).toEqual(MEANINGLESS_EXPECTED);
+    // The key marked as intended is listed, passed unchecked.
+    expect(out).toContain(
+      "nvcf:releaseValues.cassandra.cassandra.jvm.extraOpts is passed to chart helm-nvcf-cassandra 0.20.1 unchecked (nvcf:releaseValuesUnchecked: the chart does not declare it)",
+    );
+    expectClean(out);
+  }
+  const exported = JSON.parse(pulumi(["stack", "export", "-s", MEANINGLESS_STACK]).stdout) as {
+    deployment: { resources?: unknown[] };
+  };
+  expect(exported.deployment.resources ?? []).toEqual([]);
+}, 600_000);

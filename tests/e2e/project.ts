@@ -164,3 +164,19 @@ export function resetLocalClusters(clusters: string[], timeoutSeconds = 180): st
   }
   return deleted;
 }
+
+/**
+ * The program's error as the CLI's Diagnostics section shows it: the `error: ` line of the stack resource and the
+ * lines indented under it, with the engine's indentation removed. Throws when the output holds no error.
+ */
+export function diagnostics(out: string): string[] {
+  const all = out.split("\n");
+  const start = all.findIndex((l) => /^ {4}error: /.test(l));
+  if (start < 0) throw new Error(`no error in the Diagnostics:\n${out}`);
+  const block = [all[start].replace(/^ {4}error: /, "")];
+  for (const l of all.slice(start + 1)) {
+    if (!l.startsWith("      ")) break;
+    block.push(l.slice(4));
+  }
+  return block;
+}

@@ -32,7 +32,7 @@ test("the recorded preview: which releases change and which input, old → new",
   expect(c.releases[1].inputs).toEqual([
     { path: "values.nvcfGatewayRoutes.routes.nvcfUi.enabled", kind: "update", from: "false", to: "true" },
   ]);
-  expect(formatPreview([c, { stack: "dev-gpu-a", releases: [], others: [] }])).toEqual([
+  expect(formatPreview([c, { stack: "dev-gpu-a", releases: [], others: [], notes: [] }])).toEqual([
     "dev: 4 releases and 3 other resources would change",
     "  ~ release api (upgrade): values.api.replicaCount: 2 (add)",
     "  ~ release ingress (upgrade): values.nvcfGatewayRoutes.routes.nvcfUi.enabled: false → true",
@@ -53,10 +53,51 @@ test("unchanged steps, reads, the stack and component resources are not listed",
     return op === "same" || op === "read" || e.summaryEvent;
   });
   expect(quiet.length).toBeGreaterThan(2);
-  expect(stackChanges("dev", quiet)).toEqual({ stack: "dev", releases: [], others: [] });
+  expect(stackChanges("dev", quiet)).toEqual({ stack: "dev", releases: [], others: [], notes: [] });
   expect(formatPreview([stackChanges("dev", quiet)])).toEqual(["dev: no changes", "no changes in 1 stack"]);
   const all = stackChanges("dev", events);
   expect([...all.releases, ...all.others].map((r) => r.type)).not.toContain("nvcf:index:Release");
+});
+
+test("the program's own information and warnings about the stack are listed under it, once each", () => {
+  const stackUrn = "urn:pulumi:dev::nvcf::pulumi:pulumi:Stack::nvcf-dev";
+  const diag = (severity: string, message: string, urn?: string, ephemeral?: boolean) =>
+    ({
+      sequence: 0,
+      timestamp: 0,
+      diagnosticEvent: { urn, message, severity, color: "never", ephemeral },
+    }) as EngineEvent;
+  const noted = [
+    ...events,
+    diag(
+      "info",
+      "nvcf:releaseValues.a.b is passed to chart c 1.0.0 unchecked (nvcf:releaseValuesUnchecked: the chart does not declare it)\n",
+      stackUrn,
+    ),
+    diag("warning", "the engine's own warning", undefined),
+    diag("warning", "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes", stackUrn),
+    diag("warning", "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes", stackUrn),
+    diag(
+      "warning",
+      "a release's own warning",
+      "urn:pulumi:dev::nvcf::kubernetes:helm.sh/v3:Release::nvcf-api",
+    ),
+    diag("info", "progress", stackUrn, true),
+    diag("error", "an error", stackUrn),
+  ];
+  const c = stackChanges("dev", noted);
+  expect(c.notes).toEqual([
+    "nvcf:releaseValues.a.b is passed to chart c 1.0.0 unchecked (nvcf:releaseValuesUnchecked: the chart does not declare it)",
+    "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes",
+  ]);
+  const lines = formatPreview([c, { stack: "dev-gpu-a", releases: [], others: [], notes: ["one note"] }]);
+  expect(lines.slice(7, 12)).toEqual([
+    expect.stringMatching(/^  \+- command:local:Command/),
+    `  note: ${c.notes[0]}`,
+    `  note: ${c.notes[1]}`,
+    "dev-gpu-a: no changes",
+    "  note: one note",
+  ]);
 });
 
 test("the recording holds masked secrets, and nothing of them reaches the summary", () => {

@@ -11,6 +11,7 @@ import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
 import { computeInputs, controlPlaneValues } from "../../stacks/compute";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
 import { ROOT, type RenderResult, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
@@ -71,7 +72,8 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
 
   test("the contract: plain outputs plain, each secret its own secret output", () => {
     for (const k of PLAIN_OUTPUT_NAMES) expect(Object.keys(r.outputs)).toContain(k);
-    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES].sort());
+    // The contract's secret outputs, and the digests of the installed settings (stacks/deployed.ts).
+    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
   });
 
   test("every child has a parent", () => {
@@ -80,6 +82,7 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
       expect([
         "pulumi:providers:kubernetes",
         "pulumi:providers:aws",
+        "pulumi:pulumi:StackReference",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
         // The stack's read of its own previous outputs (stacks/previous.ts).
@@ -487,7 +490,13 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
     });
     expect(r.error?.message).toBe(refusal.message);
     const types = new Set(r.resources.map((x) => x.type));
-    expect([...types].filter((t) => !FIRST_STEP.has(t) && t !== "pulumi:providers:kubernetes")).toEqual([]);
+    // Besides the first step: the provider, and the read of the stack's own previous outputs (stacks/deployed.ts).
+    expect(
+      [...types].filter(
+        (t) =>
+          !FIRST_STEP.has(t) && t !== "pulumi:providers:kubernetes" && t !== "pulumi:pulumi:StackReference",
+      ),
+    ).toEqual([]);
     const names = r.resources.map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(["nvcf-ns-nats-system", "nvcf-pull-nats-system"]));
     expect(names).toContain("nvcf-openbao-migrations-credentials");

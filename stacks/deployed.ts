@@ -1,0 +1,160 @@
+/**
+ * The one place a stack program reads what its own last `pulumi up` left (stacks/previous.ts `previousOutputs`,
+ * a StackReference to the stack itself, read by the engine from the backend, so previews see it too).
+ *
+ * A stack may register that reference only once per run, so every feature that judges a change against what is
+ * deployed reads it here: the stack program calls `readDeployed` once, before it registers anything else, and
+ * hands the result to the checks that need it. A feature that needs another of its stack's previous outputs adds
+ * the output's name to `DEPLOYED_OUTPUT_NAMES` (and exports that output itself).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { enabledReleases } from "../catalog/releases";
+import {
+  INSTALLED_SETTINGS,
+  type InstalledDigests,
+  type InstalledRecord,
+  cassandraPasswordDigest,
+  installedChanges,
+  installedRecord,
+} from "../config/installed";
+import { ConfigError } from "../config/problems";
+import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
+import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
+import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
+import { type PreviousOutputs, previousOutputs } from "./previous";
+
+/**
+ * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
+ * `InstalledRecord`): plain values only, never a secret.
+ */
+export const INSTALLED_OUTPUT = "installed";
+
+/**
+ * Secret output holding digests of the deployed credentials that cannot change in place (the Cassandra
+ * password and the like, config/installed.ts `InstalledDigests`), so a change can be refused without the
+ * credential ever being compared in plain text outside the program.
+ */
+export const INSTALLED_DIGESTS_OUTPUT = "installedDigests";
+
+/** The outputs of this stack's previous update that the program reads back, all in one call. */
+export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
+  INSTALLED_OUTPUT,
+  INSTALLED_DIGESTS_OUTPUT,
+  // What the account got (control plane; values/accounts.ts `accountChangeRules`).
+  ACCOUNT_SETTINGS_OUTPUT,
+];
+
+/**
+ * What this stack's last update left, for every name of `DEPLOYED_OUTPUT_NAMES` (or `names`). Registers the one
+ * StackReference `previous-outputs` (a read: nothing is created or changed). Output: `PreviousOutputs`
+ * (`deployed: false` on a first `pulumi up` or after `pulumi destroy`; secret outputs in plain text, for
+ * comparison only, never to print). Rejects only when the engine cannot read the stack.
+ */
+export function readDeployed(names: readonly string[] = DEPLOYED_OUTPUT_NAMES): Promise<PreviousOutputs> {
+  return previousOutputs(names);
+}
+
+/** The control plane's secrets where a path of the installed record never reads them (the record holds none). */
+const NO_CONTROL_SECRETS: ControlSecrets<string> = {
+  cassandraPassword: "",
+  sidecarAuth: "",
+  functionAuth: [],
+};
+
+/**
+ * The installed record of a stack's config (config/installed.ts `installedRecord`) with the values its releases
+ * get (`nvcf:releaseValues` merged). Input: a validated config of either plane. Output: the plain record and
+ * the digests of its secret paths; the Cassandra password's digest is not in them (see `passwordDigests`).
+ */
+export function installedOf(cfg: ControlPlaneConfig | ComputePlaneConfig): {
+  record: InstalledRecord;
+  digests: InstalledDigests;
+} {
+  if (cfg.plane === "control")
+    return installedRecord({
+      plane: "control",
+      releases: enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => r.name),
+      values: (r) => controlValues(r, cfg, NO_CONTROL_SECRETS),
+      cassandraPassword: !cfg.cassandra.enabled ? undefined : cfg.cassandraPassword ? "config" : "generated",
+    });
+  const c = cfg as ComputePlaneConfig;
+  return installedRecord({
+    plane: "compute",
+    releases: enabledReleases("compute", c.bundleVersion, computeFlags(c)).map((r) => r.name),
+    // The control plane's inputs: no path of the record reads them.
+    values: (r) => computeValues(r, c, blankComputeInputs()),
+  });
+}
+
+/**
+ * The engine's log, attached to the stack resource (so `nvcf preview` lists the lines under the stack,
+ * cli/verbs/preview.ts `programNotes`): `info` and `warn` of `pulumi.log`.
+ */
+export const stackLog = {
+  info: (m: string) => pulumi.log.info(m, pulumi.runtime.getStackResource()),
+  warn: (m: string) => pulumi.log.warn(m, pulumi.runtime.getStackResource()),
+};
+
+const isRecord = (v: unknown): v is InstalledRecord =>
+  typeof v === "object" && v !== null && (v as { version?: unknown }).version === 1;
+
+/**
+ * Refuses, before anything is touched, every change of a setting that cannot change in place against what this
+ * stack deployed (config/installed.ts `installedChanges`), and prints the preview's lines about the others.
+ * Input: the stack name, the validated config, what `readDeployed` returned, and where the lines go (default:
+ * the engine's log). Throws `ConfigError` listing every refused change; does nothing on a first run.
+ */
+export function refuseInstalledChanges(
+  stack: string,
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  previous: PreviousOutputs,
+  log: { info(m: string): void; warn(m: string): void } = stackLog,
+): void {
+  const prev = previous.values[INSTALLED_OUTPUT];
+  if (!isRecord(prev)) return;
+  const { record, digests } = installedOf(cfg);
+  const password = cfg.plane === "control" ? (cfg as ControlPlaneConfig).cassandraPassword : undefined;
+  const result = installedChanges(
+    {
+      record,
+      digests: { ...digests, ...(password === undefined ? {} : cassandraPasswordDigest(password)) },
+      cassandraPassword: password,
+      allow: cfg.allowInstalledChanges,
+      releaseValues: cfg.releaseValues,
+    },
+    { record: prev, digests: previous.values[INSTALLED_DIGESTS_OUTPUT] as InstalledDigests | undefined },
+  );
+  for (const n of result.notes) log[n.level](n.message);
+  if (result.problems.length > 0) throw new ConfigError(stack, result.problems);
+}
+
+/**
+ * The stack outputs that record the installed settings once the releases carrying them are deployed:
+ * `installed` (plain) and `installedDigests` (secret; with the digest of `password`, the Cassandra password the
+ * releases got, when given). Input: the config, each release's status by name, and the password (control
+ * plane). Output: the two outputs, each known once every release of the record reports a status.
+ */
+export function installedOutputs(
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  statuses: Record<string, pulumi.Output<unknown>>,
+  password?: pulumi.Output<string>,
+): Record<string, pulumi.Output<unknown>> {
+  const { record, digests } = installedOf(cfg);
+  const gates = Object.keys(record.settings)
+    .map((id) => INSTALLED_RELEASE_OF.get(id))
+    .filter((r): r is string => r !== undefined && statuses[r] !== undefined)
+    .map((r) => statuses[r]);
+  const done = pulumi.all(gates);
+  return {
+    [INSTALLED_OUTPUT]: done.apply(() => record),
+    [INSTALLED_DIGESTS_OUTPUT]: pulumi.secret(
+      pulumi
+        .all([done, password ?? pulumi.output(undefined)])
+        .apply(([, pw]) => ({ ...digests, ...(pw === undefined ? {} : cassandraPasswordDigest(pw)) })),
+    ),
+  };
+}
+
+/** The release of each installed setting, by id. */
+const INSTALLED_RELEASE_OF = new Map(INSTALLED_SETTINGS.map((s) => [s.id, s.release]));
