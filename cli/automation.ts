@@ -276,12 +276,19 @@ export function eventsOnly(stack: Stack): Stack {
  * Runs `preview`, `up` or `destroy` on a stack, streaming each engine event to `onEvent`. Never throws for
  * a failed operation: the result says what failed (config problems recognised in the diagnostics, else the
  * error diagnostics, else the last lines the CLI printed on stderr). `policyPacks` go to preview and up;
- * `parallel` is the engine's resource parallelism (`--parallel` of pulumi) when given.
+ * `parallel` is the engine's resource parallelism (`--parallel` of pulumi) when given; `target` limits an
+ * `up` to those URNs.
  */
 export async function runOperation(
   op: Operation,
   stack: Stack,
-  opts: { onEvent?: (e: EngineEvent) => void; policyPacks?: string[]; parallel?: number } = {},
+  opts: {
+    onEvent?: (e: EngineEvent) => void;
+    policyPacks?: string[];
+    parallel?: number;
+    /** `up` only: the URNs to update (`pulumi up --target`); every other resource is left as it is. */
+    target?: string[];
+  } = {},
 ): Promise<OperationResult> {
   const events: EngineEvent[] = [];
   const onEvent = (e: EngineEvent) => {
@@ -294,7 +301,8 @@ export async function runOperation(
   const run = eventsOnly(stack);
   try {
     if (op === "preview") await run.preview({ ...common, ...packs, diff: true });
-    else if (op === "up") await run.up({ ...common, ...packs });
+    else if (op === "up")
+      await run.up({ ...common, ...packs, ...(opts.target ? { target: opts.target } : {}) });
     else await run.destroy({ ...common });
   } catch (e) {
     failure = e;

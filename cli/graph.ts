@@ -99,7 +99,14 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
       });
     for (const g of c.gpuClusters) {
       const id = nodeId(st, `register-${g.name}`);
-      nodes.push({ id, label: [`registration ${g.name}`, `nvcf-cli cluster register (${g.region})`] });
+      nodes.push({
+        id,
+        label: [
+          `registration ${g.name}`,
+          `nvcf-cli cluster register (${g.region})`,
+          "later changes keep its IDs",
+        ],
+      });
       for (const [rel, why] of Object.entries(REGISTRATION_NEEDS))
         if (enabled.has(rel)) edges.push({ from: nodeId(st, rel), to: id, reason: why });
     }
@@ -138,7 +145,7 @@ export function releaseGraph(control: CheckedStack, compute: readonly CheckedSta
       edges.push({
         from: nodeId(control.file.stack, `register-${c.clusterName}`),
         to: nodeId(s.file.stack, "nvca-operator"),
-        reason: `StackReference ${c.controlPlaneStack}: the registration's cluster IDs, endpoints and registry reach the operator's values`,
+        reason: `StackReference ${c.controlPlaneStack}: the registration's cluster IDs, endpoints and registry reach the operator's values; a change of them restarts the operator (it reads them at start)`,
       });
   }
   return { groups, edges };

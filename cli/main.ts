@@ -2,7 +2,7 @@
  * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
  * control-plane stack and the compute-plane stacks that reference it, as one thing.
  *
- * Verbs: preview, up, destroy, preflight, status, graph (this file wires them; each lives in cli/verbs/)
+ * Verbs: preview, up, destroy, rotate, preflight, status, graph (this file wires them; each lives in cli/verbs/)
  * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
  * including commander's own, exit EXIT.usage; a CliError its code; anything else EXIT.internal).
@@ -13,7 +13,7 @@ import { CliError } from "./report";
 import { EXIT, type Environment, type ExitCode } from "./types";
 
 /** The verbs defined here (import-helmfile is registered by its own module). */
-export const VERBS = ["preview", "up", "destroy", "preflight", "status", "graph"] as const;
+export const VERBS = ["preview", "up", "destroy", "rotate", "preflight", "status", "graph"] as const;
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -116,6 +116,18 @@ export function buildProgram(
     .action(async (o) => {
       const { destroy } = await import("./verbs/destroy");
       setCode(await destroy(env(o), o));
+    });
+
+  verb(
+    "rotate",
+    "refresh a GPU cluster's OIDC issuer and JWKS in ICMS, keeping its IDs (nvcf-cli cluster rotate)",
+  )
+    .requiredOption("--cluster <name>", "the GPU cluster (its name in the control plane's nvcf:gpuClusters)")
+    .option("--yes", "do not ask for confirmation (required when not interactive)")
+    .option("--plain", "plain progress lines even on a terminal")
+    .action(async (o) => {
+      const { rotate } = await import("./verbs/rotate");
+      setCode(await rotate(env(o), o));
     });
 
   verb("preflight", "check every prerequisite of the environment's clusters; touches nothing")

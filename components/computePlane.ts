@@ -16,9 +16,16 @@ import {
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ComputePlaneConfig } from "../config/schema";
-import { type ComputeInputs, computeFlags, computeValues, inotifyImages } from "../values/compute";
+import {
+  type ComputeInputs,
+  computeFlags,
+  computeValues,
+  inotifyImages,
+  operatorIdentity,
+} from "../values/compute";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
+import { RESTART_OPERATOR, identityEnvironment } from "./operatorRestart";
 import { NvcfRelease } from "./release";
 
 /**
@@ -231,6 +238,29 @@ export class ComputePlane extends pulumi.ComponentResource {
         { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );
     }
+
+    // Runs after the operator's upgrade exactly when its cluster identity changes: the operator reads it only
+    // at start-up (components/operatorRestart.ts). Create does nothing: a new pod starts with these values.
+    new command.local.Command(
+      `${name}-operator-restart`,
+      {
+        create: "true",
+        update: 'eval "$NVCFP_RESTART_SCRIPT"',
+        interpreter: ["/bin/bash", "-c"],
+        environment: {
+          NVCFP_RESTART_SCRIPT: `${KUBECTL_PREAMBLE}${RESTART_OPERATOR}`,
+          NVCFP_NAMESPACE: "nvca-operator",
+          NVCFP_DEPLOYMENT: "nvca-operator",
+          NVCFP_TIMEOUT_SECONDS: String(cfg.charts.timeoutSeconds),
+          NVCFP_KUBECTL: cfg.kubectlPath,
+          NVCFP_KUBE_CONTEXT: cfg.kubernetes.context ?? "",
+          NVCFP_KUBECONFIG: args.kubeconfig ? pulumi.secret(args.kubeconfig) : "",
+          ...identityEnvironment(args.inputs.apply((i) => operatorIdentity(cfg, i))),
+        },
+        logging: "stdoutAndStderr",
+      },
+      { parent: this, dependsOn: [this.releases["nvca-operator"]] },
+    );
 
     // Depends on the operator, so it is deleted just before it (after the drain, which depends on it):
     // starts the watcher that removes the operator's cleanup finalizers while helm uninstalls it.

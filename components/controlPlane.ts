@@ -47,6 +47,8 @@ export interface ControlPlaneSecrets {
 export interface GpuClusterAccess {
   kubeconfig: pulumi.Output<string>;
   apiServer: pulumi.Input<string>;
+  /** Its registration as the stack's last update recorded it, when there is one (components/registration.ts). */
+  deployed?: Registration;
 }
 
 export interface ControlPlaneArgs {
@@ -318,6 +320,8 @@ export class ControlPlane extends pulumi.ComponentResource {
           apiServer: access.apiServer,
           cliPath: cfg.nvcfCli.path,
           registered: c.registered,
+          jwksRotation: c.jwksRotation,
+          deployed: access.deployed,
         },
         { parent: this, dependsOn: regDeps },
       );

@@ -1,12 +1,18 @@
 /**
  * `ClusterRegistration`: registers one GPU cluster with the control plane by running nvcf-cli through
- * `@pulumi/command`, and deregisters it on delete. Facts: docs/upstream-facts.md §3.1-§3.3, §2.2 (`register-cluster`).
+ * `@pulumi/command`, keeps its IDs across changes (re-registration or `cluster rotate`), and deregisters it
+ * only on delete. Facts: docs/upstream-facts.md §3.1-§3.3, §2.2 (`register-cluster`).
  */
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
-import { type CliEndpoints, cliConfigYaml, parseRegistration } from "../values/registration";
+import {
+  type CliEndpoints,
+  cliConfigYaml,
+  describeRegistrationUpdate,
+  parseRegistration,
+} from "../values/registration";
 import { withoutDependsOn } from "./options";
 
 export interface ClusterRegistrationArgs {
@@ -17,7 +23,7 @@ export interface ClusterRegistrationArgs {
   endpoints: pulumi.Input<CliEndpoints>;
   /** The GPU cluster's kubeconfig (secret): the CLI reads the cluster's issuer and JWKS through it (docs/upstream-facts.md §4 row 14). */
   kubeconfig: pulumi.Output<string>;
-  /** The GPU cluster's API server URL (plain): a change re-runs the registration. */
+  /** The GPU cluster's API server URL (plain): a change re-runs the registration (`cluster rotate`). */
   apiServer: pulumi.Input<string>;
   /** Path of the nvcf-cli executable. */
   cliPath: string;
@@ -26,6 +32,16 @@ export interface ClusterRegistrationArgs {
    * is printed from them and nvcf-cli is not run, so the cluster keeps its IDs; delete still deregisters them.
    */
   registered?: { clusterID: string; clusterGroupID: string };
+  /**
+   * `nvcf:gpuClusters[].jwksRotation`: any text; a new value runs `nvcf-cli cluster rotate --force` on the next
+   * update (the issuer and JWKS read again from the cluster, the IDs kept). Unset: no such input.
+   */
+  jwksRotation?: string;
+  /**
+   * The registration the stack's last update recorded (its `clusterRegistrations` output), when there is one:
+   * a region or ICMS URL that differs from it is announced with what the update will run.
+   */
+  deployed?: Registration;
 }
 
 /*
@@ -40,7 +56,7 @@ umask 077
 for v in $(compgen -e | grep -E '^(NVCF_|API_KEYS_)' | grep -v '^NVCF_CLI_' || true); do unset "$v"; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export HOME="$work"
+export HOME="$work" NO_COLOR=1
 printf '%s' "$NVCFP_CLI_CONFIG_YAML" > "$work/cli.yaml"
 redact() { sed -E 's/(nvapi-|eyJ)[A-Za-z0-9._-]+/[redacted]/g; s/("?(token|value|api_key)"?[:=] *)"?[^", ]+/\\1[redacted]/Ig' >&2; }
 if [ -z "$NVCFP_ICMS_URL" ]; then
@@ -51,7 +67,8 @@ if ! "$NVCFP_CLI" --config "$work/cli.yaml" init >/dev/null 2>"$work/init.err"; 
 fi
 `;
 
-const CREATE = `${PRELUDE}printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
+/** `cluster register --ignore-existing` into $work/out, its values block printed (shared by create and update). */
+const REGISTER = `printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
 if ! "$NVCFP_CLI" --config "$work/cli.yaml" cluster register --name "$NVCFP_CLUSTER_NAME" --nca-id "$NVCFP_NCA_ID" \\
     --region "$NVCFP_REGION" --icms-url "$NVCFP_ICMS_URL" --kubeconfig "$work/kubeconfig" --ignore-existing \\
     >"$work/out" 2>"$work/err"; then
@@ -63,6 +80,38 @@ if ! grep -q '^clusterID:' "$work/out"; then
   echo "nvcf-cli cluster register printed no Helm values for $NVCFP_CLUSTER_NAME" >&2; exit 1
 fi
 sed -n '/^clusterID:/,$p' "$work/out"
+`;
+
+const CREATE = `${PRELUDE}${REGISTER}`;
+
+/*
+ * Update: the decision of values/registration.ts `registrationUpdate`, taken from the values block the last run
+ * printed (PULUMI_COMMAND_STDOUT): a different NCA id is refused; a values block that changes (region, ICMS URL)
+ * or none recorded re-registers (same IDs, found by name); anything else (the JWKS rotation request, the
+ * kubeconfig, the CLI or its endpoints' host names) runs `cluster rotate --force` and keeps the recorded block.
+ */
+const UPDATE = `${PRELUDE}old=\${PULUMI_COMMAND_STDOUT:-}
+field() { printf '%s\\n' "$old" | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n1 | tr -d "\\"'"; }
+id=$(field clusterID); nca=$(field ncaID); region=$(field region); icms=$(field icmsServiceURL)
+if [ -n "$id" ] && [ -n "$nca" ] && [ "$nca" != "$NVCFP_NCA_ID" ]; then
+  echo "$NVCFP_CLUSTER_NAME ($id) is registered in account $nca; nvcf-cli cannot move a registration to account $NVCFP_NCA_ID keeping its IDs" >&2
+  exit 1
+fi
+if [ -n "$id" ] && [ "$region" = "$NVCFP_REGION" ] && [ "$icms" = "$NVCFP_ICMS_URL" ]; then
+  printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
+  if ! "$NVCFP_CLI" --config "$work/cli.yaml" cluster rotate --cluster-id "$id" --kubeconfig "$work/kubeconfig" \\
+      --icms-url "$NVCFP_ICMS_URL" --force >"$work/out" 2>"$work/err"; then
+    echo "nvcf-cli cluster rotate failed for $NVCFP_CLUSTER_NAME ($id, API server $NVCFP_API_SERVER):" >&2
+    redact < "$work/err"; redact < "$work/out"; exit 1
+  fi
+  echo "rotated the issuer and JWKS of $NVCFP_CLUSTER_NAME ($id) in ICMS; its IDs are kept" >&2
+  printf '%s\\n' "$old" | sed -n '/^clusterID:/,$p'
+  exit 0
+fi
+${REGISTER}now=$(sed -n 's/^clusterID:[[:space:]]*//p' "$work/out" | head -n1 | tr -d "\\"'")
+if [ -n "$id" ] && [ "$now" != "$id" ]; then
+  echo "warning: ICMS no longer had $NVCFP_CLUSTER_NAME ($id): it is registered again with cluster ID $now" >&2
+fi
 `;
 
 const DELETE = `${PRELUDE}id=$(printf '%s\\n' "\${PULUMI_COMMAND_STDOUT:-}" | sed -n 's/^clusterID:[[:space:]]*//p' | head -n1 | tr -d "\\"'")
@@ -106,12 +155,17 @@ const registeredValuesBlock = (
 ) => gatewayUrl.apply((u) => registeredValuesText(ids, ncaId, region, u));
 
 /**
- * Registers one GPU cluster. Re-runs exactly when its inputs change: the cluster name, NCA id or region
- * replace the registration (deregister, then register); endpoints, the CLI path, the cluster's API server
- * or its kubeconfig re-run `register --ignore-existing` (same IDs, refreshed JWKS). Nothing else re-runs
- * it (user report C11). On delete it deregisters (`cluster delete --ignore-missing`). With `registered` (a
- * registration made elsewhere, e.g. by NVIDIA's `make register-cluster`, adopted by `nvcf import-helmfile`)
- * create prints the values block of those IDs instead of registering, so the cluster keeps them.
+ * Registers one GPU cluster and keeps its IDs (NVIDIA: deleting a registration creates a new identity and can
+ * orphan the cluster's function deployments, `docs/v0.6.1/release-notes/0.5.0-to-0.6.0-upgrade.md`):
+ * - create: `cluster register --ignore-existing` (or, with `registered`, the values block of those IDs);
+ * - update, when any input changes (values/registration.ts `registrationUpdate`): a new region or gateway
+ *   address re-registers with `--ignore-existing` (the IDs are found by name, the issuer and JWKS refreshed,
+ *   the values block carries the new values); any other change — `jwksRotation`, the kubeconfig or API server,
+ *   the CLI or its endpoints' host names — runs `cluster rotate --cluster-id <id> --force` and keeps the block;
+ *   a different NCA id fails (config/identity.ts refuses it before anything runs);
+ * - delete, only when the cluster leaves `nvcf:gpuClusters` (or the stack is destroyed): `cluster delete
+ *   --ignore-missing`.
+ * No input replaces the command. Nothing else re-runs it.
  *
  * Output: `registration`, the typed values that followed the helm-values marker (plain: IDs and URLs are
  * not secret). Throws at deploy time when the CLI fails or returns empty IDs (docs/upstream-facts.md §4 row 15).
@@ -124,19 +178,24 @@ export class ClusterRegistration extends pulumi.ComponentResource {
     super("nvcf:index:ClusterRegistration", name, {}, withoutDependsOn(opts));
     const endpoints = pulumi.output(args.endpoints);
     // An adopted registration prints the recorded values block instead of registering; without one the
-    // inputs are exactly those of a registration made here (no diff for existing stacks).
+    // inputs are exactly those of a registration made here.
     const ids = args.registered;
     const adopted: Record<string, pulumi.Input<string>> = ids
       ? { NVCFP_REGISTERED_VALUES: registeredValuesBlock(ids, args.ncaId, args.region, endpoints.gatewayUrl) }
       : {};
+    // Present only when set, so stacks that never asked for a rotation see no new input.
+    const rotation: Record<string, string> =
+      args.jwksRotation !== undefined ? { NVCFP_JWKS_ROTATION: args.jwksRotation } : {};
     const cmd = new command.local.Command(
       `${name}-register`,
       {
         create: ids ? "printf '%s\\n' \"$NVCFP_REGISTERED_VALUES\"" : 'eval "$NVCFP_REGISTER_SCRIPT"',
+        update: 'eval "$NVCFP_UPDATE_SCRIPT"',
         delete: 'eval "$NVCFP_DEREGISTER_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
           NVCFP_REGISTER_SCRIPT: CREATE,
+          NVCFP_UPDATE_SCRIPT: UPDATE,
           NVCFP_DEREGISTER_SCRIPT: DELETE,
           NVCFP_CLI: args.cliPath,
           NVCFP_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
@@ -146,18 +205,32 @@ export class ClusterRegistration extends pulumi.ComponentResource {
           NVCFP_ICMS_URL: endpoints.gatewayUrl,
           NVCFP_API_SERVER: args.apiServer,
           NVCFP_KUBECONFIG: pulumi.secret(args.kubeconfig),
+          ...rotation,
           ...adopted,
         },
-        triggers: [args.clusterName, args.ncaId, args.region],
         logging: "stderr",
       },
       {
         parent: this,
         dependsOn: opts?.dependsOn,
+        // A state may hold `triggers` (cluster name, NCA id, region) from a registration made with them, and
+        // a changed trigger replaces a command (deregister, register: new IDs). Ignoring them keeps every
+        // change an update.
+        ignoreChanges: ["triggers"],
+        // Should the command ever be replaced, the old registration goes first: a replacement created first
+        // would find the same IDs by name, and the delete that follows would deregister them.
         deleteBeforeReplace: true,
         additionalSecretOutputs: ["stderr"],
       },
     );
+    const deployed = args.deployed;
+    if (deployed) {
+      endpoints.gatewayUrl.apply((icmsUrl) => {
+        if (deployed.region === args.region && deployed.icmsServiceURL === icmsUrl) return;
+        const change = { recorded: deployed, ncaId: args.ncaId, region: args.region, icmsUrl };
+        void pulumi.log.info(describeRegistrationUpdate(args.clusterName, change), cmd);
+      });
+    }
     // The script prints only the values block (IDs and URLs), so the parsed fields are not secret. An
     // adopted registration's IDs come from config, so they are known even when the command is not run.
     this.registration = ids

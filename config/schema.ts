@@ -399,6 +399,12 @@ const gpuCluster = z.strictObject({
    * the key to have the program re-run `register --ignore-existing` (same IDs) on the next `up`.
    */
   registered: z.strictObject({ clusterID: str.min(1), clusterGroupID: str.min(1) }).optional(),
+  /**
+   * A request to refresh the cluster's OIDC issuer and JWKS in ICMS, keeping its IDs: any text (`nvcf rotate`
+   * writes the current UTC time); each new value runs `nvcf-cli cluster rotate --force` on the next `up`
+   * (components/registration.ts).
+   */
+  jwksRotation: str.min(1).optional(),
 });
 
 const aws = z

@@ -8,6 +8,7 @@ import { enabledReleases } from "../catalog/releases";
 import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
+import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
@@ -15,7 +16,7 @@ import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
-import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 
@@ -47,29 +48,32 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
  * statuses, the installed-settings record (`installed`, secret `installedDigests`) and what the account got
- * (`accountSettings`). Errors: `ConfigError` listing every change that cannot be made against what the stack
- * deployed (a setting that cannot change in place, config/installed.ts; an account setting the API cannot change,
- * values/accounts.ts `accountChangeRules`) and a missing kubeconfig context of a GPU cluster, both before any
- * resource but the read of the stack's own outputs is registered.
+ * (`accountSettings`). Errors: `ConfigError` listing at once every setting that cannot change in place against
+ * what the stack deployed (config/installed.ts), every GPU-cluster setting the deployed registrations cannot take
+ * (config/identity.ts) and every account setting the API cannot change (values/accounts.ts
+ * `accountChangeRules`), then a missing kubeconfig context of a GPU cluster, all before any resource but the read
+ * of the stack's own outputs is registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  // What the last `pulumi up` deployed (one read of this stack's own outputs): a setting that cannot change in
-  // place and an account setting the API cannot change are refused here, together, before anything is touched.
-  const deployed = await readDeployed();
-  const accountProblems = accountChangeRules(
-    cfg,
-    readDeployedAccountSettings(deployed.values[ACCOUNT_SETTINGS_OUTPUT]),
-  );
+  // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
+  // `clusterRegistrations`): a setting that cannot change in place, a registration cannot take, or the API cannot
+  // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
+  // config/identity.ts, values/accounts.ts).
+  const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
+  const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
+  const problems = [
+    ...identityProblems(cfg, deployed),
+    ...accountChangeRules(cfg, readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT])),
+  ];
   try {
-    refuseInstalledChanges(pulumi.getStack(), cfg, deployed);
+    refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   } catch (e) {
-    if (e instanceof ConfigError) throw new ConfigError(e.stackName, [...e.problems, ...accountProblems]);
-    throw e;
+    if (!(e instanceof ConfigError)) throw e;
+    throw new ConfigError(pulumi.getStack(), [...problems, ...e.problems]);
   }
-  if (accountProblems.length > 0) throw new ConfigError(pulumi.getStack(), accountProblems);
-
+  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -80,6 +84,7 @@ export async function controlPlaneStack(
       const k = kubeconfigForContext(c.context as string);
       gpuClusters[c.name] = { kubeconfig: pulumi.secret(k.yaml), apiServer: k.server };
     }
+    gpuClusters[c.name].deployed = deployed[c.name];
   }
 
   let kubeconfig: pulumi.Input<string> | undefined = secretOf(cfg.kubeconfig);

@@ -267,6 +267,29 @@ function pullSecrets(cfg: ComputePlaneConfig): { name: string }[] {
 }
 
 /**
+ * The cluster identity the NVCA operator takes from its values at start-up (docs/upstream-facts.md §2.8: the
+ * `nvcfbackend-self-managed` ConfigMap it reads when it starts): the registration's IDs, NCA id, region (as
+ * `nvcaOperatorValues` sends it) and service URLs, with the host-header overrides it sends ("" when none).
+ * A change of any of these restarts the operator (components/computePlane.ts). Input: config, control-plane
+ * inputs. Output: flat strings, no secret.
+ */
+export function operatorIdentity(cfg: ComputePlaneConfig, inputs: ComputeInputs): Record<string, string> {
+  const hosts = cfg.nvcaOperator.hostHeaderOverrides;
+  return {
+    clusterID: inputs.clusterID,
+    clusterGroupID: inputs.clusterGroupID,
+    ncaID: inputs.ncaID,
+    region: cfg.nvcaOperator.region ?? inputs.region,
+    icmsServiceURL: inputs.icmsServiceURL,
+    revalServiceURL: inputs.revalServiceURL,
+    natsURL: inputs.natsURL,
+    icmsHost: hosts ? inputs.icmsHost : "",
+    revalHost: hosts ? inputs.revalHost : "",
+    natsHost: hosts ? inputs.natsHost : "",
+  };
+}
+
+/**
  * Values for `helm-nvca-operator` (docs/upstream-facts.md §2.5), per bundle. Keys the stack sets only when
  * non-empty (pull secrets, host-header overrides, tolerations, agent tolerations) are left out when empty;
  * 0.8.0 also pins the image tags, disables the generated pull secret, sets `ngcConfig.clusterSource` and

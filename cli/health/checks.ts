@@ -624,13 +624,15 @@ export interface ExpectedIdentity {
 
 /**
  * Per GPU cluster: the identity ConfigMap holds both IDs (and the expected ones when given), the NVCFBackend
- * reports `agentStatus: healthy`, the NVCA agent pods are ready, the inotify tuner runs.
+ * reports `agentStatus: healthy`, the NVCA agent pods are ready, the inotify tuner runs. `env` names the
+ * environment in fixes (`nvcf rotate --env <env> --cluster <name>` refreshes a stale JWKS).
  */
 export function checkCompute(
   stack: string,
   clusterName: string,
   st: ComputeState,
   want?: ExpectedIdentity,
+  env = "<env>",
 ): Finding[] {
   const out: Finding[] = [];
   const cmObj = "ConfigMap nvca-operator/nvcfbackend-self-managed";
@@ -721,7 +723,7 @@ export function checkCompute(
           `NVCFBackend nvca-operator/${be.metadata.name}`,
           `agentStatus is ${be.status?.agentStatus ?? "not reported"}`,
           "agentStatus healthy (normally within 10 minutes of the install)",
-          "kubectl logs -n nvca-system -l app.kubernetes.io/name=nvca; a 401 from ICMS means the registration's JWKS is stale: re-register (nvcf up)",
+          `kubectl logs -n nvca-system -l app.kubernetes.io/name=nvca; a 401 from ICMS means the registration's issuer or JWKS is stale: nvcf rotate --env ${env} --cluster ${clusterName} refreshes them in ICMS, keeping the cluster's IDs`,
         ),
       );
     else

@@ -209,7 +209,7 @@ function optionalRoutes(s: CheckedStack): Record<string, string> {
   };
 }
 
-async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Finding[]> {
+async function stackHealth(s: CheckedStack, opts: HealthOptions, envName: string): Promise<Finding[]> {
   const st = s.file.stack;
   const access = stackCluster(s, opts);
   const obj = `cluster (${access.label})`;
@@ -259,7 +259,7 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Findin
     if (obs && ostate) out.push(...checkObservability(st, obs, ostate));
     if (cstate) {
       const name = computeConfig(s).clusterName;
-      out.push(...checkCompute(st, name, cstate, opts.registrations?.[name]));
+      out.push(...checkCompute(st, name, cstate, opts.registrations?.[name], envName));
     }
     return out;
   } finally {
@@ -276,7 +276,7 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions): Promise<Findin
  */
 export async function checkHealth(env: Environment, opts: HealthOptions = {}): Promise<Finding[]> {
   const { control, compute } = await checkedEnvironment(env, opts);
-  return checkUntilHealthy([control, ...compute], (s) => stackHealth(s, opts), opts);
+  return checkUntilHealthy([control, ...compute], (s) => stackHealth(s, opts, env.name), opts);
 }
 
 /** Time as `checkUntilHealthy` sees it (replaced in tests). */

@@ -5,6 +5,7 @@
  * resources. `--expect-no-changes` exits EXIT.drift when anything would change.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { describeRegistrationUpdate } from "../../values/registration";
 import { RELEASE_TYPE, releaseName, urnName } from "../progress";
 import { CliError } from "../report";
 import { EXIT, type Environment, type ExitCode } from "../types";
@@ -28,6 +29,8 @@ export interface ResourceChange {
   /** create, update, delete or replace. */
   op: string;
   inputs: InputChange[];
+  /** What the step will run, for steps whose effect the inputs alone do not say (`stepAction`). */
+  action?: string;
 }
 
 /** What a stack's preview says would change. */
@@ -139,6 +142,55 @@ function hidden(type: string): boolean {
   return type === "pulumi:pulumi:Stack" || type.startsWith("nvcf:index:");
 }
 
+/** A step's resource, as the engine's event names it. */
+type StepMetadata = NonNullable<EngineEvent["resourcePreEvent"]>["metadata"];
+
+/** The plain string environment of a command's inputs (secret entries left out). */
+function commandEnv(inputs: Record<string, unknown> | undefined): Record<string, string> {
+  const env = inputs?.["environment"];
+  if (!env || typeof env !== "object" || isSecret(env)) return {};
+  return Object.fromEntries(
+    Object.entries(env as Record<string, unknown>).filter(
+      (e): e is [string, string] => typeof e[1] === "string",
+    ),
+  );
+}
+
+/**
+ * What a step runs, where its inputs alone do not say it: a GPU cluster's registration (components/
+ * registration.ts: which nvcf-cli command, what it keeps) and the NVCA operator's restart
+ * (components/operatorRestart.ts). Undefined for every other step.
+ */
+export function stepAction(m: StepMetadata, op: string): string | undefined {
+  if (m.type !== "command:local:Command") return undefined;
+  const name = urnName(m.urn);
+  if (m.urn.includes("nvcf:index:ClusterRegistration$")) {
+    const next = commandEnv(m.new?.inputs);
+    const old = commandEnv(m.old?.inputs);
+    const cluster = next["NVCFP_CLUSTER_NAME"] ?? old["NVCFP_CLUSTER_NAME"] ?? name;
+    if (op === "create")
+      return `runs nvcf-cli cluster register --name ${cluster} --region ${next["NVCFP_REGION"] ?? "?"} --ignore-existing`;
+    if (op === "delete") return `runs nvcf-cli cluster delete: deregisters ${cluster} from ICMS`;
+    if (op !== "update") return undefined;
+    // The last run's inputs are what its values block was printed from; the ID itself is not needed here.
+    const recorded = {
+      clusterID: "recorded",
+      ncaID: old["NVCFP_NCA_ID"] ?? "",
+      region: old["NVCFP_REGION"] ?? "",
+      icmsServiceURL: old["NVCFP_ICMS_URL"] ?? "",
+    };
+    return describeRegistrationUpdate(cluster, {
+      recorded,
+      ncaId: next["NVCFP_NCA_ID"] ?? "",
+      region: next["NVCFP_REGION"] ?? "",
+      icmsUrl: next["NVCFP_ICMS_URL"] ?? "",
+    });
+  }
+  if (name.endsWith("-operator-restart") && op === "update")
+    return "runs kubectl rollout restart deployment/nvca-operator -n nvca-operator: the operator reads the cluster identity only when it starts";
+  return undefined;
+}
+
 /**
  * What would change in one stack, from its preview's engine events (resourcePreEvent steps): releases and
  * other resources, each with the inputs its diff names (`detailedDiff` when the provider gave one, else
@@ -174,7 +226,8 @@ export function stackChanges(stack: string, events: readonly EngineEvent[]): Sta
       }
     }
     const name = m.type === RELEASE_TYPE ? releaseName(m) : urnName(m.urn);
-    byUrn.set(m.urn, { name, type: m.type, op, inputs });
+    const action = stepAction(m, op);
+    byUrn.set(m.urn, { name, type: m.type, op, inputs, ...(action ? { action } : {}) });
   }
   const all = [...byUrn.values()];
   const order = (a: ResourceChange, b: ResourceChange) =>
@@ -257,7 +310,7 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
       );
     }
     for (const r of c.others) {
-      const why = r.inputs.map(describeInput).join("; ");
+      const why = [...(r.action ? [r.action] : []), ...r.inputs.map(describeInput)].join("; ");
       lines.push(`  ${SYMBOL[r.op] ?? r.op} ${r.type} ${r.name} (${r.op})${why ? `: ${why}` : ""}`);
     }
     lines.push(...notes);

@@ -7,7 +7,8 @@
  * lines and exit 3, by `up` before anything is touched and by `preview` through the engine → `nvcf up --env
  * dev --yes --plain` from nothing brings up dev, dev-gpu-a and dev-gpu-b with progress lines, then verifies
  * → a second preview changes nothing (exit 0) and a config change is drift (exit 7) → `status` is healthy
- * (exit 0, also as JSON) → a second `up` changes nothing → destroying the control plane alone is refused
+ * (exit 0, also as JSON) → a stale JWKS: `status` names `nvcf rotate`, which refreshes the issuer and JWKS and
+ * keeps the IDs → a second `up` changes nothing → destroying the control plane alone is refused
  * (exit 5) → `destroy` leaves no stack namespace on any cluster. Each GPU cluster also gets NVIDIA's
  * observability stack (profile compute: operators, collector, VictoriaMetrics, the NVCA, DCGM and worker
  * monitors in `monitoring` with the pull secret), which `status` checks and `destroy` removes in order, CRDs
@@ -286,6 +287,76 @@ describe("up, preview, status, destroy", () => {
     expect(control).toContain("ServiceMonitor monitoring/nvcf-default-monitors-grpc-proxy");
     expect(control.filter((o) => /-(nvca|dcgm|worker)$/.test(o))).toEqual([]);
   }, 300_000);
+
+  test("a stale JWKS: status names nvcf rotate, which refreshes the issuer and JWKS in ICMS and keeps the IDs", () => {
+    const registry = () =>
+      JSON.parse(fs.readFileSync(path.join(icms, "nvcf-default.json"), "utf8")) as {
+        clusters: Record<string, unknown>[];
+      };
+    const entry = (name: string) => registry().clusters.find((c) => c["name"] === name)!;
+    const kube = (...args: string[]) => run("kubectl", ["--context", "kwok-nvcf-gpu-a", ...args]);
+    const health = (state: string) =>
+      kube(
+        "patch",
+        "nvcfbackends.nvcf.nvidia.io",
+        "gpu-a",
+        "-n",
+        "nvca-operator",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        JSON.stringify({ status: { agentStatus: state } }),
+      );
+    // What a stale JWKS looks like: ICMS holds keys the cluster no longer signs with, the agent is refused (401)
+    // and its NVCFBackend is not healthy. Here the emulated ICMS's record is made stale and the status set.
+    const fresh = entry("gpu-a");
+    const b0 = entry("gpu-b");
+    const file = path.join(icms, "nvcf-default.json");
+    const doc = registry();
+    Object.assign(doc.clusters.find((c) => c["name"] === "gpu-a")!, {
+      oidcIssuer: "https://stale-issuer.test",
+      jwksKeyIds: ["stale-key"],
+      jwksSha256: "0".repeat(64),
+    });
+    fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+    expect(health("unhealthy").status).toBe(0);
+
+    const st = nvcf("status", "--env", "dev");
+    expect(st.code).toBe(EXIT.health);
+    expect(lines(st.out)).toContainEqual(
+      "FAIL dev-gpu-a: NVCFBackend nvca-operator/gpu-a (health.nvcfbackend): found agentStatus is unhealthy; " +
+        "needed agentStatus healthy (normally within 10 minutes of the install); fix: kubectl logs -n nvca-system " +
+        "-l app.kubernetes.io/name=nvca; a 401 from ICMS means the registration's issuer or JWKS is stale: " +
+        "nvcf rotate --env dev --cluster gpu-a refreshes them in ICMS, keeping the cluster's IDs",
+    );
+
+    const r = nvcf("rotate", "--env", "dev", "--cluster", "gpu-a", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf rotate exited ${r.code}\n${r.out}\n${r.err}`);
+    expect(lines(r.out)).toEqual([
+      expect.stringMatching(/^\[ *\d+s\] dev +up started$/),
+      expect.stringMatching(/^\[ *\d+s\] dev +up done in \d+m?\d*s: 1 updated, \d+ unchanged$/),
+      expect.stringMatching(
+        new RegExp(
+          `^gpu-a: OIDC issuer and JWKS refreshed in ICMS \\(nvcf-cli cluster rotate, request \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\); ` +
+            `cluster ID ${fresh["clusterID"]} and cluster group ID ${fresh["clusterGroupID"]} kept$`,
+        ),
+      ),
+      "next: the NVCA agent retries with the refreshed keys; nvcf status --env dev shows when it is healthy",
+    ]);
+    // ICMS has the cluster's live issuer and keys again, on the same registration; gpu-b was not touched.
+    expect(entry("gpu-a")).toEqual({
+      ...fresh,
+      updatedAt: expect.any(String),
+      rotateCount: 1,
+    });
+    expect(entry("gpu-b")).toEqual(b0);
+    // The request is recorded in the stack file, so a preview shows nothing left to do.
+    expect(fs.readFileSync(path.join(work, "Pulumi.dev.yaml"), "utf8")).toMatch(/jwksRotation: "?\d{4}-/);
+    const p = nvcf("preview", "--env", "dev", "--expect-no-changes");
+    expect([p.code, lines(p.out).pop()]).toEqual([EXIT.ok, "no changes in 3 stacks"]);
+    // The agent retries with the refreshed keys (the real operator reports it healthy again; here, by hand).
+    expect(health("healthy").status).toBe(0);
+  }, 600_000);
 
   test("a second nvcf up changes nothing: every stack unchanged, no release touched, verification healthy", () => {
     const created = (text: string, stack: string) =>

@@ -7,8 +7,8 @@
  * (a registry credential's key and a limit reach the stand-in NVCF API through nvcf-cli; a change the API cannot
  * make is refused) → up both GPU clusters (dev-gpu-b with
  * every add-on: KAI, Grove, Dynamo, topology) → operator identity, add-on releases and node tuner checked on
- * the clusters → no-change previews → a region change re-registers only that cluster → wrong-order destroy
- * refused → ordered destroy leaves nothing behind.
+ * the clusters → no-change previews → an NCA id change is refused → a region change of gpu-a keeps its IDs and
+ * restarts its operator with the new region → wrong-order destroy refused → ordered destroy leaves nothing behind.
  */
 import { spawnSync } from "node:child_process";
 import * as crypto from "node:crypto";
@@ -49,6 +49,20 @@ function waitForOutput(cluster: string, args: string[], seconds: number): string
     spawnSync("sleep", ["1"]);
   }
 }
+
+/** Polls `kubectl <args>` on a cluster every second until it prints `want`; returns the last output. */
+function waitForValue(cluster: string, args: string[], want: string, seconds: number): string {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = project.run("kubectl", ["--context", `kwok-nvcf-${cluster}`, ...args], { allowFail: true });
+    const got = r.status === 0 ? r.stdout.trim() : "";
+    if (got === want || Date.now() > deadline) return got;
+    spawnSync("sleep", ["1"]);
+  }
+}
+
+/** The operator pods of helm-nvca-operator (its Deployment's selector, `nvcaop.baseSelectorLabels`). */
+const OPERATOR_SELECTOR = "app.kubernetes.io/name=nvca-operator";
 
 /** Helm releases recorded as deployed in a cluster (Helm's own storage secrets). */
 function deployedReleases(context: string): string[] {
@@ -647,25 +661,105 @@ describe("compute planes", () => {
     for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) pulumi(s, "preview", "--expect-no-changes");
   });
 
-  test("changing a cluster's region re-registers only that cluster", () => {
-    const before = icmsRegistry();
-    pulumi("dev", "config", "set", "--path", "nvcf:gpuClusters[1].region", "eu-west-1");
+  test("an NCA id the deployed registrations are not in is refused before anything is touched", () => {
+    const before = JSON.stringify(icmsRegistry());
+    pulumi("dev", "config", "set", "nvcf:ncaId", "another-account");
+    const r = pulumiMayFail("dev", "preview");
+    pulumi("dev", "config", "rm", "nvcf:ncaId");
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    const regs = outputs("dev")["clusterRegistrations"];
+    expect(out).toContain(
+      'error: stack "dev" has 1 config problem; nothing was changed:\n' +
+        `      - nvcf:ncaId: expected "nvcf-default", the account GPU cluster(s) gpu-a (${regs["gpu-a"].clusterID}), ` +
+        `gpu-b (${regs["gpu-b"].clusterID}) are registered in: a registration cannot move to another account keeping its IDs`,
+    );
+    expect(out).toContain('found "another-account". Fix: pulumi config set nvcf:ncaId nvcf-default.');
+    expect(out).not.toMatch(/unhandled exception|\n\s+at /);
+    expect(JSON.stringify(icmsRegistry())).toBe(before);
+  });
+
+  test("changing a cluster's region keeps its IDs: the registration is updated, the operator restarted with the new region", () => {
+    const find = (name: string) => icmsRegistry().clusters.find((c: { name: string }) => c.name === name);
+    const [a0, b0] = [find("gpu-a"), find("gpu-b")];
+    const regs0 = outputs("dev")["clusterRegistrations"];
+    // The operator's pods that are not being deleted (a replaced one may still be terminating for a moment).
+    const operatorPods = () =>
+      (
+        JSON.parse(
+          kubectl("gpu-a", "get", "pods", "-n", "nvca-operator", "-l", OPERATOR_SELECTOR, "-o", "json"),
+        ).items as { metadata: { uid: string; deletionTimestamp?: string } }[]
+      )
+        .filter((p) => !p.metadata.deletionTimestamp)
+        .map((p) => p.metadata.uid);
+    const [pod0, ...more0] = operatorPods();
+    expect([pod0, more0]).toEqual([expect.any(String), []]);
+
+    pulumi("dev", "config", "set", "--path", "nvcf:gpuClusters[0].region", "eu-west-1");
+    // The preview: one update (not a replacement) of gpu-a's registration, and a line saying what it runs.
     const plan = JSON.parse(pulumi("dev", "preview", "--json").stdout) as {
       steps: { op: string; urn: string }[];
+      diagnostics?: { message: string; urn?: string }[];
     };
     const changed = plan.steps
-      .filter((s) => s.op !== "same" && s.op !== "read")
-      .map((s) => s.urn.split("::").pop());
-    expect(new Set(changed)).toEqual(new Set(["nvcf-register-gpu-b-register"]));
+      .filter((st) => st.op !== "same" && st.op !== "read")
+      .map((st) => [st.op, st.urn.split("::").pop()]);
+    expect(changed).toEqual([["update", "nvcf-register-gpu-a-register"]]);
+    expect((plan.diagnostics ?? []).map((d) => d.message.trim())).toContainEqual(
+      "runs nvcf-cli cluster register --name gpu-a --region eu-west-1 --ignore-existing: clusterID and " +
+        "clusterGroupID are kept, the issuer and JWKS refreshed; the GPU cluster's stack then gives its operator " +
+        "region eu-west-1 and restarts it (ICMS keeps us-west-1, the region of the first registration)",
+    );
+
     pulumi("dev", "up", "--yes", "--skip-preview");
-    const after = icmsRegistry();
-    const find = (reg: any, name: string) => (reg.clusters ?? reg).find((c: any) => c.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(find(after, "gpu-a").registerCount).toBe(find(before, "gpu-a").registerCount);
-    expect(find(after, "gpu-b").region).toBe("eu-west-1");
-    pulumi("dev-gpu-b", "up", "--yes", "--skip-preview");
-    const dto = clusterDto("gpu-b");
-    expect(dto["region"]).toBe("eu-west-1");
-    pulumi("dev-gpu-a", "preview", "--expect-no-changes");
+    // ICMS: the same registration (IDs, region of record), re-registered once; gpu-b untouched.
+    const a1 = find("gpu-a");
+    expect(a1).toMatchObject({
+      clusterID: a0.clusterID,
+      clusterGroupID: a0.clusterGroupID,
+      region: "us-west-1",
+      registerCount: a0.registerCount + 1,
+    });
+    expect(find("gpu-b")).toEqual(b0);
+    const regs1 = outputs("dev")["clusterRegistrations"];
+    expect(regs1).toEqual({ ...regs0, "gpu-a": { ...regs0["gpu-a"], region: "eu-west-1" } });
+
+    // The GPU cluster: the operator's values and its restart, nothing else.
+    const cplan = JSON.parse(pulumi("dev-gpu-a", "preview", "--json").stdout) as {
+      steps: { op: string; urn: string }[];
+    };
+    expect(
+      cplan.steps
+        .filter((st) => st.op !== "same" && st.op !== "read")
+        .map((st) => [st.op, st.urn.split("::").pop()]),
+    ).toEqual([
+      ["update", "nvcf-nvca-operator"],
+      ["update", "nvcf-operator-restart"],
+    ]);
+    pulumi("dev-gpu-a", "up", "--yes", "--skip-preview");
+    const dto = clusterDto("gpu-a");
+    expect([dto["clusterId"], dto["clusterGroupId"], dto["region"]]).toEqual([
+      a0.clusterID,
+      a0.clusterGroupID,
+      "eu-west-1",
+    ]);
+    // Restarted: `rollout status` returned once the new pod was ready.
+    const pods1 = operatorPods();
+    expect(pods1).toHaveLength(1);
+    expect(pods1[0]).not.toBe(pod0);
+    // The stand-in operator reads the identity only when its pod starts: the new pod made it take the region.
+    const backend = (field: string) => [
+      "get",
+      "nvcfbackends.nvcf.nvidia.io",
+      "gpu-a",
+      "-n",
+      "nvca-operator",
+      "-o",
+      `jsonpath={.spec.clusterConfig.${field}}`,
+    ];
+    expect(waitForValue("gpu-a", backend("region"), "eu-west-1", 120)).toBe("eu-west-1");
+    expect(kubectl("gpu-a", ...backend("clusterID"))).toBe(a0.clusterID);
+    for (const st of ["dev", "dev-gpu-a", "dev-gpu-b"]) pulumi(st, "preview", "--expect-no-changes");
   });
 });
 

@@ -9,6 +9,7 @@ import { main } from "../../cli/main";
 import { CliError } from "../../cli/report";
 import { EXIT } from "../../cli/types";
 import { checkDestroyOrder } from "../../cli/verbs/destroy";
+import { clusterIndex, registrationStepUrn } from "../../cli/verbs/rotate";
 import { selectStacks } from "../../cli/verbs/select";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -23,11 +24,18 @@ async function nvcf(...args: string[]): Promise<{ code: number; out: string; err
   return { code, out, err };
 }
 
+/** Runs `nvcf <args>`, expects the usage exit code and returns what it printed on stderr. */
+async function usageError(...args: string[]): Promise<string> {
+  const r = await nvcf(...args);
+  expect(r.code).toBe(EXIT.usage);
+  return r.err;
+}
+
 test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();
   expect(r.code).toBe(EXIT.usage);
   expect(r.err).toMatch(/Usage: nvcf \[options\] \[command\]/);
-  for (const v of ["preview", "up", "destroy", "preflight", "status", "graph", "import-helmfile"])
+  for (const v of ["preview", "up", "destroy", "rotate", "preflight", "status", "graph", "import-helmfile"])
     expect(r.err).toMatch(new RegExp(`^\\s+${v}\\b`, "m"));
 });
 
@@ -58,19 +66,13 @@ test("an unknown environment is a usage error listing the environments", async (
 });
 
 test("bad option values are usage errors", async () => {
-  const p = await nvcf("preview", "--env", "dev", "--cwd", ROOT, "--parallel", "0");
-  expect(p.code).toBe(EXIT.usage);
-  expect(p.err).toContain(
+  expect(await usageError("preview", "--env", "dev", "--cwd", ROOT, "--parallel", "0")).toContain(
     "error: option '--parallel <n>' argument '0' is invalid. expected a whole number of at least 1",
   );
-  const g = await nvcf("graph", "--env", "dev", "--cwd", ROOT, "--format", "png");
-  expect(g.code).toBe(EXIT.usage);
-  expect(g.err).toContain(
+  expect(await usageError("graph", "--env", "dev", "--cwd", ROOT, "--format", "png")).toContain(
     "error: option '--format <format>' argument 'png' is invalid. Allowed choices are mermaid, svg.",
   );
-  const s = await nvcf("up", "--env", "dev", "--cwd", ROOT, "--yes", "--stack", "dev-gpu-c");
-  expect(s.code).toBe(EXIT.usage);
-  expect(s.err).toBe(
+  expect(await usageError("up", "--env", "dev", "--cwd", ROOT, "--yes", "--stack", "dev-gpu-c")).toBe(
     'error: --stack dev-gpu-c: not a stack of environment "dev". Its stacks: dev, dev-gpu-a, dev-gpu-b\n',
   );
 });
@@ -83,6 +85,39 @@ test("up and destroy without --yes refuse at once when not interactive (stdin is
       `error: nvcf ${verb} changes clusters and needs --yes when not run from a terminal. Fix: nvcf ${verb} --env <env> --yes\n`,
     );
   }
+});
+
+describe("rotate", () => {
+  test("needs --cluster, a GPU cluster of the environment, and --yes when not interactive; nothing is touched", async () => {
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--yes")).toContain(
+      "error: required option '--cluster <name>' not specified",
+    );
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-c", "--yes")).toBe(
+      'error: --cluster gpu-c: not a GPU cluster of environment "dev" (nvcf:gpuClusters of dev). Its GPU clusters: gpu-a, gpu-b\n',
+    );
+    expect(await usageError("rotate", "--env", "dev", "--cwd", ROOT, "--cluster", "gpu-a")).toBe(
+      "error: nvcf rotate changes clusters and needs --yes when not run from a terminal. Fix: nvcf rotate --env <env> --yes\n",
+    );
+  });
+
+  test("the position of the cluster in the stack file, and its registration step in a state", () => {
+    const env = loadEnvironment(ROOT, "dev");
+    expect([clusterIndex(env, "gpu-a"), clusterIndex(env, "gpu-b")]).toEqual([0, 1]);
+    const urn = (t: string, n: string) => `urn:pulumi:dev::nvcf::nvcf:index:ControlPlane$${t}::${n}`;
+    const resources = [
+      {
+        type: "nvcf:index:ClusterRegistration",
+        urn: urn("nvcf:index:ClusterRegistration", "nvcf-register-gpu-b"),
+      },
+      {
+        type: "command:local:Command",
+        urn: urn("nvcf:index:ClusterRegistration$command:local:Command", "nvcf-register-gpu-b-register"),
+      },
+      { type: "command:local:Command", urn: urn("command:local:Command", "nvcf-teardown-guard") },
+    ];
+    expect(registrationStepUrn(resources, "gpu-b")).toBe(resources[1].urn);
+    expect(registrationStepUrn(resources, "gpu-a")).toBeUndefined();
+  });
 });
 
 describe("destroy order", () => {

@@ -971,6 +971,14 @@ describe("health", () => {
     expect(one(checkCompute("dev-gpu-a", "gpu-a", { ...good, backends: [backend("unhealthy")] })).found).toBe(
       "agentStatus is unhealthy",
     );
+    // The fix for a stale issuer or JWKS is the command that refreshes them (nvcf up would change nothing).
+    expect(
+      one(checkCompute("dev-gpu-a", "gpu-a", { ...good, backends: [backend("unhealthy")] }, undefined, "dev"))
+        .fix,
+    ).toBe(
+      "kubectl logs -n nvca-system -l app.kubernetes.io/name=nvca; a 401 from ICMS means the registration's issuer " +
+        "or JWKS is stale: nvcf rotate --env dev --cluster gpu-a refreshes them in ICMS, keeping the cluster's IDs",
+    );
     const notReady = one(checkCompute("dev-gpu-a", "gpu-a", { ...good, agentPods: [agent("False")] }));
     expect(notReady).toMatchObject({
       object: "pod nvca-system/nvca-7d9f",

@@ -40,8 +40,12 @@ test("the recorded preview: which releases change and which input, old → new",
     "  ~ release sis (upgrade): values.sis.replicaCount: 3 (add)",
     "  + kubernetes:core/v1:Namespace nvcf-ns-nvcf-ui (create)",
     "  + kubernetes:core/v1:Secret nvcf-pull-nvcf-ui (create)",
-    // The replacement's three steps are one line; the whole-object diff names the leaves inside it.
-    '  +- command:local:Command nvcf-register-gpu-b-register (replace): environment.NVCFP_REGION: "us-east-1" → "eu-west-1"; triggers[2]: "us-east-1" → "eu-west-1" (forces a replacement)',
+    // The registration is updated, not replaced: the line says what it runs; the whole-object diff names the
+    // leaves inside it.
+    "  ~ command:local:Command nvcf-register-gpu-b-register (update): runs nvcf-cli cluster register --name gpu-b " +
+      "--region eu-west-1 --ignore-existing: clusterID and clusterGroupID are kept, the issuer and JWKS refreshed; " +
+      "the GPU cluster's stack then gives its operator region eu-west-1 and restarts it (ICMS keeps us-east-1, the " +
+      'region of the first registration); environment.NVCFP_REGION: "us-east-1" → "eu-west-1"',
     "dev-gpu-a: no changes",
     "1 of 2 stacks would change: 4 releases, 3 other resources",
   ]);
@@ -92,7 +96,9 @@ test("the program's own information and warnings about the stack are listed unde
   ]);
   const lines = formatPreview([c, { stack: "dev-gpu-a", releases: [], others: [], notes: ["one note"] }]);
   expect(lines.slice(7, 12)).toEqual([
-    expect.stringMatching(/^  \+- command:local:Command/),
+    expect.stringMatching(
+      /^  ~ command:local:Command nvcf-register-gpu-b-register \(update\): runs nvcf-cli/,
+    ),
     `  note: ${c.notes[0]}`,
     `  note: ${c.notes[1]}`,
     "dev-gpu-a: no changes",

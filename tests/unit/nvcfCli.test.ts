@@ -123,10 +123,19 @@ interface Run {
   stderr: string;
 }
 
-/** Runs a command without the parent's environment (no stray NVCF_* or KUBECONFIG leaks in). */
-function spawn(file: string, args: string[], env: Record<string, string>, cwd?: string): Promise<Run> {
+/**
+ * Runs a command without the parent's environment (no stray NVCF_* or KUBECONFIG leaks in); `input` is written
+ * to its standard input, which is then closed (without it, standard input is closed at once).
+ */
+function spawn(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  input = "",
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       file,
       args,
       { env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...env }, cwd, timeout: 30_000 },
@@ -135,6 +144,7 @@ function spawn(file: string, args: string[], env: Record<string, string>, cwd?: 
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    child.stdin?.end(input);
   });
 }
 
@@ -351,7 +361,7 @@ describe("cluster register", () => {
     const lines = r.stdout.split("\n");
     const marker = lines.indexOf(HELM_VALUES_MARKER);
     expect(marker).toBe(6);
-    expect(lines.slice(0, marker + 2)).toEqual([
+    expect(lines.slice(0, marker + 3)).toEqual([
       expect.stringMatching(/^Cluster Group ID: [0-9a-f-]{36}$/),
       "Cluster Group Name: gpu-a",
       expect.stringMatching(/^Cluster ID: [0-9a-f-]{36}$/),
@@ -359,9 +369,10 @@ describe("cluster register", () => {
       "Region: us-west-1",
       "",
       HELM_VALUES_MARKER,
-      "# Save this block as registration/gpu-a-register-values.yaml",
+      "Add the following to your nvca-operator Helm values:",
+      "",
     ]);
-    expect(lines[marker + 2]).toMatch(/^clusterID: /);
+    expect(lines[marker + 3]).toMatch(/^clusterID: /);
 
     const reg = parseRegistration(r.stdout);
     expect(reg).toEqual<Registration>({
@@ -377,7 +388,7 @@ describe("cluster register", () => {
     expect(reg.clusterID).not.toBe(reg.clusterGroupID);
     expect(lines).toContain(`Cluster ID: ${reg.clusterID}`);
     // The block is exactly the §2.7 shape (no clusterName, no host overrides).
-    const block = yaml.load(lines.slice(marker + 2).join("\n")) as Record<string, unknown>;
+    const block = yaml.load(lines.slice(marker + 3).join("\n")) as Record<string, unknown>;
     expect(Object.keys(block)).toEqual(["clusterID", "clusterGroupID", "ncaID", "region", "selfManaged"]);
     expect(Object.keys(block["selfManaged"] as object)).toEqual([
       "identitySource",
@@ -432,12 +443,18 @@ describe("cluster register", () => {
     expect(parseRegistration(again.stdout)).toEqual(a);
     expect(entry(sb, "gpu-a")?.["registerCount"]).toBe(2);
 
-    // The region stays as registered (the real CLI only refreshes the JWKS), with a warning.
+    // Another --region: same IDs; the summary and the values block carry it, as the real CLI prints its
+    // flag; the registration keeps the region it was created with (only its JWKS and issuer are updated).
     const moved = await sb.cli(registerArgs(sb, "gpu-a", ["--region", "eu-west-1", "--ignore-existing"]));
     expect(moved.code).toBe(0);
-    expect(parseRegistration(moved.stdout)).toEqual(a);
-    expect(moved.stderr).toMatch(/--region eu-west-1 ignored/);
-    expect(entry(sb, "gpu-a")?.["registerCount"]).toBe(3);
+    expect(parseRegistration(moved.stdout)).toEqual({ ...a, region: "eu-west-1" });
+    expect(moved.stdout).toContain("\nRegion: eu-west-1\n");
+    expect(moved.stderr).not.toMatch(/Warning/);
+    expect(entry(sb, "gpu-a")).toMatchObject({
+      registerCount: 3,
+      region: "us-east-1",
+      clusterID: a.clusterID,
+    });
 
     const other = await sb.cli(registerArgs(sb, "gpu-b"));
     expect(other.code).toBe(0);
@@ -692,6 +709,154 @@ describe("cluster delete and list", () => {
   });
 });
 
+describe("cluster rotate", () => {
+  let rotated: FakeApiServer;
+  beforeAll(async () => {
+    // The same cluster after its service-account keys and issuer changed.
+    rotated = await startApiServer({ issuer: "https://gpu-a-rotated.test", token: "kube-token-a" });
+  });
+  afterAll(() => rotated.close());
+
+  const rotateArgs = (sb: Sandbox, id: string, extra: string[] = []) => [
+    "cluster",
+    "rotate",
+    "--cluster-id",
+    id,
+    "--kubeconfig",
+    sb.kubeconfig,
+    "--icms-url",
+    GATEWAY,
+    ...extra,
+  ];
+
+  test("--force: the registration with that ID gets the issuer and JWKS read again; every ID and the region stay", async () => {
+    const sb = sandbox(gpuA.url, "kube-token-a");
+    const token = await init(sb);
+    const reg = parseRegistration(
+      (await sb.cli(registerArgs(sb, "gpu-a", ["--region", "us-east-1"]))).stdout,
+    );
+    const before = entry(sb, "gpu-a")!;
+    fs.writeFileSync(sb.kubeconfig, kubeconfigYaml(rotated.url, "kube-token-a"));
+
+    const r = await sb.cli(rotateArgs(sb, reg.clusterID, ["--force"]), { NO_COLOR: "1" });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    // The real CLI's lines (internal/logging prefixes on standard output), in its order.
+    expect(r.stdout.split("\n")).toEqual([
+      `[INFO] Rotating JWKS for cluster '${reg.clusterID}'`,
+      "[INFO] Fetching OIDC configuration from cluster...",
+      "[INFO] Detected OIDC issuer: https://gpu-a-rotated.test",
+      "[INFO] Fetching JWKS from cluster...",
+      expect.stringMatching(/^\[SUCCESS\] Successfully fetched JWKS \(\d+ bytes\)$/),
+      `[INFO] Updating JWKS in ICMS at ${GATEWAY}...`,
+      `[SUCCESS] JWKS rotated successfully for cluster '${reg.clusterID}'`,
+      "OIDC Issuer: https://gpu-a-rotated.test",
+      "",
+    ]);
+    expect(r.stdout).not.toMatch(/^clusterID:/m); // rotate prints no values block
+    expect(entry(sb, "gpu-a")).toEqual({
+      ...before,
+      oidcIssuer: "https://gpu-a-rotated.test",
+      jwksKeyIds: [rotated.kid],
+      jwksSha256: expect.not.stringMatching(before["jwksSha256"] as string),
+      jwksUri: `${rotated.url}/openid/v1/jwks`,
+      apiServer: rotated.url,
+      updatedAt: expect.any(String),
+      rotateCount: 1,
+    });
+    expect(entry(sb, "gpu-a")).toMatchObject({
+      clusterID: reg.clusterID,
+      clusterGroupID: reg.clusterGroupID,
+      region: "us-east-1",
+      registerCount: 1,
+    });
+
+    // Without NO_COLOR the prefixes are coloured, as the real logger does.
+    const coloured = await sb.cli(rotateArgs(sb, reg.clusterID, ["--force"]));
+    expect(coloured.code).toBe(0);
+    expect(coloured.stdout).toContain("\x1b[34m[INFO]\x1b[0m Rotating JWKS");
+    expect(entry(sb, "gpu-a")?.["rotateCount"]).toBe(2);
+    expectNoToken(token, r, coloured);
+  });
+
+  test("without --force it asks: y or yes rotates, anything else cancels (exit 0), no answer fails (exit 1)", async () => {
+    const sb = sandbox(gpuA.url, "kube-token-a");
+    await init(sb);
+    const reg = parseRegistration((await sb.cli(registerArgs(sb, "gpu-a"))).stdout);
+    const ask = (input: string) =>
+      spawn(
+        CLI,
+        ["--config", sb.config, ...rotateArgs(sb, reg.clusterID)],
+        { ...sb.env, NO_COLOR: "1" },
+        sb.dir,
+        input,
+      );
+
+    const no = await ask("n\n");
+    expect(no.code).toBe(0);
+    expect(no.stdout).toContain(
+      [
+        "",
+        `About to overwrite JWKS for cluster: ${reg.clusterID}`,
+        "  New OIDC issuer:    https://gpu-a.test",
+        "  Identity source:    psat",
+        `  ICMS endpoint:      ${GATEWAY}`,
+        "",
+        "This replaces the cluster's trust root. Proceed? [y/N]: [INFO] Rotation cancelled",
+      ].join("\n"),
+    );
+    expect(entry(sb, "gpu-a")?.["rotateCount"]).toBeUndefined();
+
+    const none = await ask("");
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe("Error: failed to read confirmation: EOF\n");
+    expect(entry(sb, "gpu-a")?.["rotateCount"]).toBeUndefined();
+
+    const yes = await ask("YES\n");
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toContain(`[SUCCESS] JWKS rotated successfully for cluster '${reg.clusterID}'`);
+    expect(entry(sb, "gpu-a")?.["rotateCount"]).toBe(1);
+  });
+
+  test("errors: an ID ICMS does not have (404, exit 1), the cluster unreachable, no token, flags it does not take", async () => {
+    const sb = sandbox(gpuA.url, "kube-token-a");
+    const none = await sb.cli(rotateArgs(sb, "00000000-0000-5000-8000-000000000000", ["--force"]));
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/Error: not authenticated: .*run "nvcf-cli init" first/);
+
+    await init(sb);
+    const missing = await sb.cli(rotateArgs(sb, "00000000-0000-5000-8000-000000000000", ["--force"]));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'Error: failed to update cluster JWKS: ICMS API error 404: {"error":"Cluster 00000000-0000-5000-8000-000000000000 not found"}\n',
+    );
+
+    const reg = parseRegistration((await sb.cli(registerArgs(sb, "gpu-a"))).stdout);
+    fs.writeFileSync(sb.kubeconfig, kubeconfigYaml("http://127.0.0.1:1", "x"));
+    const down = await sb.cli(rotateArgs(sb, reg.clusterID, ["--force"]));
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(
+      /^Error: cluster access validation failed: cannot reach the Kubernetes API server/,
+    );
+    expect(entry(sb, "gpu-a")?.["rotateCount"]).toBeUndefined();
+
+    for (const args of [
+      ["cluster", "rotate", "--force"],
+      ["cluster", "rotate", "--cluster-id", reg.clusterID, "--nca-id", NCA],
+      ["cluster", "rotate", "--cluster-id", reg.clusterID, "--region", "x"],
+      ["cluster", "rotate", "--cluster-id", reg.clusterID, "--oidc-issuer-url", "https://x"],
+    ]) {
+      const r = await sb.cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(/^Error: (required flag|unknown flag)/);
+    }
+    const help = await sb.cli(["cluster", "--help"]);
+    expect(help.stdout).toContain(
+      "cluster rotate --cluster-id ID [--kubeconfig FILE] [--icms-url URL] [--force]",
+    );
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------------
 // The program's registration scripts against the stand-in
 // ---------------------------------------------------------------------------------------------------------
@@ -711,6 +876,7 @@ function unwrapSecrets(v: unknown): unknown {
 describe("components/registration.ts scripts", () => {
   interface Captured {
     create: string;
+    update: string;
     delete: string;
     interpreter: string[];
     environment: Record<string, string>;
@@ -734,6 +900,7 @@ describe("components/registration.ts scripts", () => {
           const inputs = unwrapSecrets(args.inputs) as Record<string, unknown>;
           captured = {
             create: String(inputs["create"]),
+            update: String(inputs["update"]),
             delete: String(inputs["delete"]),
             interpreter: inputs["interpreter"] as string[],
             environment: inputs["environment"] as Record<string, string>,
@@ -752,18 +919,24 @@ describe("components/registration.ts scripts", () => {
     );
   });
 
-  test("create registers through init + register, prints only the values block; delete deregisters", async () => {
-    const kubeconfig = kubeconfigYaml(gpuA.url, "kube-token-a");
-    const comp = new ClusterRegistration("gpu-a", {
-      clusterName: "gpu-a",
-      region: "us-east-1",
+  /** A ClusterRegistration of `name` against gpuA (its create runs under the mocks); resolves to its registration. */
+  const registered = (name: string, region: string, extra: { jwksRotation?: string } = {}) => {
+    const comp = new ClusterRegistration(name, {
+      clusterName: name,
+      region,
       ncaId: NCA,
       endpoints: ENDPOINTS,
-      kubeconfig: pulumi.secret(kubeconfig),
+      kubeconfig: pulumi.secret(kubeconfigYaml(gpuA.url, "kube-token-a")),
       apiServer: gpuA.url,
       cliPath: CLI,
+      ...extra,
     });
-    const reg = await new Promise<Registration>((resolve) => comp.registration.apply(resolve));
+    return new Promise<Registration>((resolve) => comp.registration.apply(resolve));
+  };
+
+  test("create registers through init + register, prints only the values block; delete deregisters", async () => {
+    const kubeconfig = kubeconfigYaml(gpuA.url, "kube-token-a");
+    const reg = await registered("gpu-a", "us-east-1");
     expect(reg).toMatchObject({
       ncaID: NCA,
       region: "us-east-1",
@@ -774,7 +947,7 @@ describe("components/registration.ts scripts", () => {
     const c = captured!;
     expect(c.environment["NVCFP_KUBECONFIG"]).toBe(kubeconfig);
 
-    // Re-run (what an update does): same IDs, the registry counts it; output is the block alone.
+    // Create again (a registration that exists): same IDs, the registry counts it; output is the block alone.
     const rerun = await runScript(c.create, c.environment);
     expect(rerun.code).toBe(0);
     expect(rerun.stdout.split("\n")[0]).toBe(`clusterID: ${reg.clusterID}`);
@@ -817,5 +990,69 @@ describe("components/registration.ts scripts", () => {
     const del2 = await runScript(c.delete, { ...c.environment, PULUMI_COMMAND_STDOUT: rerun.stdout });
     expect(del2.code).toBe(0);
     expect(del.stdout + del.stderr + del2.stdout + del2.stderr).not.toMatch(TOKEN);
+  });
+
+  test("update keeps the IDs: rotate when the values block stays, re-register for a new region, refuse another account", async () => {
+    const reg = await registered("gpu-u", "us-west-1", { jwksRotation: "2026-01-01T00:00:00Z" });
+    const c = captured!;
+    expect(c.update).toBe('eval "$NVCFP_UPDATE_SCRIPT"');
+    expect(c.environment["NVCFP_JWKS_ROTATION"]).toBe("2026-01-01T00:00:00Z");
+    const recorded = (await runScript(c.create, c.environment)).stdout;
+    const registry = () =>
+      (
+        JSON.parse(fs.readFileSync(path.join(icmsDir, `${NCA}.json`), "utf8")) as {
+          clusters: Record<string, unknown>[];
+        }
+      ).clusters.find((x) => x["name"] === "gpu-u")!;
+    const counts = () => [registry()["registerCount"], registry()["rotateCount"]];
+    expect(counts()).toEqual([2, undefined]);
+
+    // A new rotation request (nothing else changed): cluster rotate on the recorded ID, the block kept as it was.
+    const rot = await runScript(c.update, {
+      ...c.environment,
+      NVCFP_JWKS_ROTATION: "2026-02-01T00:00:00Z",
+      PULUMI_COMMAND_STDOUT: recorded,
+    });
+    expect(rot.code).toBe(0);
+    expect(rot.stdout).toBe(recorded + "\n");
+    expect(rot.stderr).toContain(
+      `rotated the issuer and JWKS of gpu-u (${reg.clusterID}) in ICMS; its IDs are kept`,
+    );
+    expect(counts()).toEqual([2, 1]);
+
+    // A new region: register --ignore-existing; same IDs, the block carries the region; ICMS keeps its own.
+    const moved = await runScript(c.update, {
+      ...c.environment,
+      NVCFP_REGION: "eu-west-1",
+      PULUMI_COMMAND_STDOUT: recorded,
+    });
+    expect(moved.code).toBe(0);
+    expect(parseRegistration(moved.stdout)).toEqual({ ...reg, region: "eu-west-1" });
+    expect(counts()).toEqual([3, 1]);
+    expect(registry()["region"]).toBe("us-west-1");
+
+    // Another NCA id: refused by the script itself, nothing run.
+    const other = await runScript(c.update, {
+      ...c.environment,
+      NVCFP_NCA_ID: "another-account",
+      PULUMI_COMMAND_STDOUT: recorded,
+    });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(
+      `gpu-u (${reg.clusterID}) is registered in account ${NCA}; nvcf-cli cannot move a registration to account another-account keeping its IDs`,
+    );
+    expect(counts()).toEqual([3, 1]);
+
+    // The registration gone from ICMS: rotate fails with ICMS's 404 (no silent new IDs).
+    await runScript(c.delete, { ...c.environment, PULUMI_COMMAND_STDOUT: recorded });
+    const gone = await runScript(c.update, {
+      ...c.environment,
+      NVCFP_JWKS_ROTATION: "2026-03-01T00:00:00Z",
+      PULUMI_COMMAND_STDOUT: recorded,
+    });
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`nvcf-cli cluster rotate failed for gpu-u (${reg.clusterID}`);
+    expect(gone.stderr).toContain("ICMS API error 404");
+    expect([rot, moved, other, gone].map((r) => r.stdout + r.stderr).join("")).not.toMatch(TOKEN);
   });
 });

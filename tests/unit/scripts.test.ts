@@ -80,6 +80,8 @@ describe("scripts/lib.sh: cpu_busy (the benchmark's share of busy CPU time over 
   });
 
   test("reads the samples cpu_samples takes of /proc/stat", () => {
+    // Waits for two samples (at most 30 s) rather than a fixed time: on a loaded machine the sampler's python3
+    // may take longer than a fixed wait to start.
     const r = run(
       // Waits for two samples rather than a fixed time: python3 may take seconds to start on a loaded machine.
       'f=$(mktemp); cpu_samples >"$f" & p=$!; ' +
