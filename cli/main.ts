@@ -2,7 +2,8 @@
  * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
  * control-plane stack and the compute-plane stacks that reference it, as one thing.
  *
- * Verbs: preview, up, destroy, rotate, preflight, status, graph (this file wires them; each lives in cli/verbs/)
+ * Verbs: preview, up, upgrade, destroy, rotate, preflight, status, graph (this file wires them; each lives in
+ * cli/verbs/)
  * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
  * including commander's own, exit EXIT.usage; a CliError its code; anything else EXIT.internal).
@@ -13,7 +14,16 @@ import { CliError } from "./report";
 import { EXIT, type Environment, type ExitCode } from "./types";
 
 /** The verbs defined here (import-helmfile is registered by its own module). */
-export const VERBS = ["preview", "up", "destroy", "rotate", "preflight", "status", "graph"] as const;
+export const VERBS = [
+  "preview",
+  "up",
+  "upgrade",
+  "destroy",
+  "rotate",
+  "preflight",
+  "status",
+  "graph",
+] as const;
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -70,6 +80,14 @@ export function buildProgram(
     )
       .argParser(collect)
       .default([]);
+  const verifySeconds = () =>
+    new Option(
+      "--verify-seconds <n>",
+      "how long verification keeps re-checking while something is not healthy yet (the NVCA operator " +
+        "reports its agent healthy within about 10 minutes of its install)",
+    )
+      .argParser(positiveInt)
+      .default(600);
   const kubeconfig = () =>
     new Option("--kubeconfig <file>", "kubeconfig for the checks (default: $KUBECONFIG)").default(
       process.env["KUBECONFIG"],
@@ -87,26 +105,43 @@ export function buildProgram(
       setCode(await preview(env(o), { ...o, policyPack: o.policyPack, stack: o.stack }));
     });
 
-  verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
-    .addOption(stacks())
-    .addOption(parallel())
-    .addOption(policy())
-    .addOption(kubeconfig())
-    .addOption(
-      new Option(
-        "--verify-seconds <n>",
-        "how long verification keeps re-checking while something is not healthy yet (the NVCA operator " +
-          "reports its agent healthy within about 10 minutes of its install)",
-      )
-        .argParser(positiveInt)
-        .default(600),
+  /** The options of the verbs that deploy (up, upgrade), after their own. */
+  const deploying = (c: Command) =>
+    c
+      .addOption(parallel())
+      .addOption(policy())
+      .addOption(kubeconfig())
+      .addOption(verifySeconds())
+      .option("--yes", "do not ask for confirmation (required when not interactive)")
+      .option("--plain", "plain progress lines even on a terminal");
+
+  deploying(
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
+      stacks(),
+    ),
+  ).action(async (o) => {
+    const { up } = await import("./verbs/up");
+    setCode(await up(env(o), o));
+  });
+
+  deploying(
+    verb(
+      "upgrade",
+      "move the deployed environment to another NVCF bundle: checks, plan, control plane, GPU clusters, verification",
     )
-    .option("--yes", "do not ask for confirmation (required when not interactive)")
-    .option("--plain", "plain progress lines even on a terminal")
-    .action(async (o) => {
-      const { up } = await import("./verbs/up");
-      setCode(await up(env(o), o));
-    });
+      .requiredOption("--to <bundle>", "the NVCF bundle to move to (one bundle after the deployed one)")
+      .addOption(
+        new Option(
+          "--set <stack:key=value>",
+          "a config change that goes with the bundle change, written to that stack's file like `pulumi config set --path` (repeatable)",
+        )
+          .argParser(collect)
+          .default([]),
+      ),
+  ).action(async (o) => {
+    const { upgrade } = await import("./verbs/upgrade");
+    setCode(await upgrade(env(o), o));
+  });
 
   verb("destroy", "destroy the GPU-cluster stacks (drained), then the control plane")
     .addOption(stacks())

@@ -53,7 +53,7 @@ export interface ComputePlaneArgs {
  * Shared start of the delete-time scripts: strict mode, a private temp dir, and `k`, kubectl aimed at this
  * cluster (NVCFP_KUBECTL, with NVCFP_KUBECONFIG written to a 0600 file, or NVCFP_KUBE_CONTEXT).
  */
-const KUBECTL_PREAMBLE = `set -euo pipefail
+export const KUBECTL_PREAMBLE = `set -euo pipefail
 umask 077
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 args=()

@@ -2,6 +2,7 @@
  * `ControlPlane`: every control-plane release of the chosen NVCF bundle, its namespaces and pull secrets,
  * the gateway wiring, and the registration of each GPU cluster.
  */
+import type * as command from "@pulumi/command";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
@@ -33,6 +34,9 @@ import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } fr
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease } from "./release";
 import { TeardownGuard } from "./teardownGuard";
+import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "./upgradePlan";
+import { CASSANDRA_SUPERUSER, type StepAccess, UpgradeSteps } from "./upgradeSteps";
+import { deepMerge } from "../values/merge";
 
 /** Secret config of the control plane, each a secret Output (undefined when not set). */
 export interface ControlPlaneSecrets {
@@ -66,6 +70,11 @@ export interface ControlPlaneArgs {
    * Costs one engine round trip per edge; left out in a preview, where no outputs are published.
    */
   releasesReported?: (releaseNames: string[]) => Promise<void>;
+  /**
+   * The bundle upgrade this run makes (components/upgradePlan.ts) and how its steps reach the cluster
+   * (components/upgradeSteps.ts). Unset: no upgrade steps and no phase order.
+   */
+  upgrade?: { plan: UpgradePlan; access: StepAccess };
 }
 
 /**
@@ -122,6 +131,8 @@ export class ControlPlane extends pulumi.ComponentResource {
   accounts!: AccountSettings;
   /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
   teardownGuard!: TeardownGuard;
+  /** The upgrade steps (components/upgradeSteps.ts), in the order created; empty without `upgrade`. */
+  upgradeSteps: command.local.Command[] = [];
   /** The Cassandra password the releases get (`nvcf:cassandraPassword`, else the generated one), secret. */
   readonly cassandraPassword: pulumi.Output<string>;
   /** What the first step leaves to the second. */
@@ -261,8 +272,12 @@ export class ControlPlane extends pulumi.ComponentResource {
     this.gatewayUrl = this.gatewayAddress.apply((a) => (a ? `http://${a}` : ""));
     this.natsUrl = this.gatewayAddress.apply((a) => (a ? `nats://${a}:4222` : ""));
 
-    // Releases in dependency order; each depends on its active needs only.
-    for (const r of releases) {
+    // The upgrade's steps and, in a move, its phase order (components/upgradeSteps.ts).
+    const phases = args.upgrade?.plan.moving ? movePhaseOrder(releases, flags) : undefined;
+    const steps = this.upgradeStepsFor(name, args, phases?.exempt ?? new Set());
+
+    // Releases in dependency order; each depends on its active needs only (and in a move on the phases).
+    for (const r of phases?.order ?? releases) {
       const ns = releaseNamespace(r, cfg);
       const needNames = activeNeeds(r, flags);
       const deps: pulumi.Resource[] = needNames.map((n) => this.releases[n]);
@@ -270,6 +285,7 @@ export class ControlPlane extends pulumi.ComponentResource {
       const prerequisite = namespacePrerequisite(ns, namespaces, pullSecrets);
       if (prerequisite) deps.push(prerequisite);
       if (r.name === "ingress") deps.push(...gateway.dependencies);
+      if (steps) deps.push(...steps.before(r.name));
       const dependsOn =
         args.releasesReported && needNames.length > 0
           ? args.releasesReported(needNames).then(() => deps)
@@ -281,15 +297,20 @@ export class ControlPlane extends pulumi.ComponentResource {
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
           namespace: ns,
-          values: controlValues(r.name, cfg, secrets),
+          values: steps
+            ? deepMerge(controlValues(r.name, cfg, secrets), steps.values(r.name))
+            : controlValues(r.name, cfg, secrets),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: adopt[r.name],
           installOnlyValues: r.name === "api" ? API_INSTALL_ONLY_VALUES : undefined,
+          ...(r.name === "cassandra" && steps?.adopting ? { atomic: false } : {}),
         },
         { parent: this, dependsOn, protect: protect && r.stateful === true },
       );
+      steps?.after(r.name, this.releases[r.name]);
     }
+    this.upgradeSteps = steps?.done ?? [];
 
     // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
     const endpoints = this.gatewayUrl.apply((u) => ({
@@ -332,6 +353,7 @@ export class ControlPlane extends pulumi.ComponentResource {
 
     // Account settings after install: the account exists once the api release (and its bootstrap hook) is done;
     // the CLI reaches the API through the gateway routes with an admin token from admin-issuer-proxy and api-keys.
+    // In a bundle move these are the releases at the new bundle, so the commands follow the move's phases too.
     const accountDeps = ["api", "ingress", "admin-issuer-proxy", "api-keys", "openbao-server"]
       .map((n) => this.releases[n])
       .filter((x): x is NvcfRelease => x !== undefined);
@@ -359,5 +381,41 @@ export class ControlPlane extends pulumi.ComponentResource {
     );
 
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, registrations: this.registrations });
+  }
+
+  /** The upgrade steps of this control plane (see `ControlPlaneArgs.upgrade`). */
+  private upgradeStepsFor(
+    name: string,
+    args: ControlPlaneArgs,
+    exempt: ReadonlySet<string>,
+  ): UpgradeSteps | undefined {
+    const upgrade = args.upgrade;
+    if (!upgrade) return undefined;
+    const cfg = args.config;
+    const flags = this.first.flags;
+    const dbUser = (cfg.releaseValues["cassandra"]?.["cassandra"] as Record<string, unknown> | undefined)?.[
+      "dbUser"
+    ] as Record<string, pulumi.Input<string>> | undefined;
+    return new UpgradeSteps(
+      name,
+      {
+        plan: upgrade.plan,
+        access: upgrade.access,
+        phaseExempt: exempt,
+        ...(flags.openbao ? { openbaoNamespace: "vault-system" } : {}),
+        ...(flags.cassandra
+          ? {
+              cassandra: {
+                namespace: "cassandra-system",
+                replicas: cfg.cassandra.replicas,
+                writerNamespaces: cassandraWriterNamespaces(flags),
+                cqlUser: dbUser?.["user"] ?? CASSANDRA_SUPERUSER.user,
+                cqlPassword: dbUser?.["password"] ?? CASSANDRA_SUPERUSER.password,
+              },
+            }
+          : {}),
+      },
+      this,
+    );
   }
 }

@@ -92,6 +92,12 @@ export interface NvcfReleaseArgs {
    * another resource keeps up to date: components/accounts.ts).
    */
   installOnlyValues?: string[];
+  /**
+   * Roll a failed install or upgrade back (`atomic`; default true). Off for a Cassandra whose data was adopted
+   * from the Bitnami chart (components/upgradeSteps.ts): a rollback across the change of chart lineage would put
+   * the Bitnami StatefulSet back over the adopted claims, or fail on its immutable fields.
+   */
+  atomic?: boolean;
 }
 
 /**
@@ -140,7 +146,7 @@ export class NvcfRelease extends pulumi.ComponentResource {
         createNamespace: false,
         values: args.values,
         timeout: args.timeoutSeconds,
-        atomic: true,
+        atomic: args.atomic ?? true,
         cleanupOnFail: true,
         waitForJobs: true,
         maxHistory: 5,

@@ -539,6 +539,16 @@ export const controlPlaneSchema = z.strictObject({
   stateMetrics: z.strictObject({ enabled: bool.default(true) }).prefault({}),
   /** Protect Cassandra, OpenBao and NATS releases from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
+  /** Bundle upgrades (components/upgradePlan.ts, docs/upgrading.md). */
+  upgrade: z
+    .strictObject({
+      /**
+       * The bundle an upgrade moves to, once backups of Cassandra and OpenBao taken for it are copied off the
+       * cluster's nodes: a move that upgrades either is refused without it on stacks that are not dev stacks.
+       */
+      backupsCopiedOffNode: z.enum(BUNDLE_VERSIONS).optional(),
+    })
+    .prefault({}),
   releaseValues,
   releaseValuesUnchecked,
   allowInstalledChanges,

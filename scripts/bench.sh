@@ -5,7 +5,8 @@
 # Environment: NVCF_BENCH_DIR (default: a new /tmp/nvcf-bench.*; removed at the end unless given),
 # NVCF_BENCH_SCALE (readiness profile scale, default 20: one documented minute takes three seconds; Helm's own
 # time per release is not scaled, and at 60 it outweighs the profile's figures, docs/performance.md),
-# NVCF_BENCH_PARTS (default base,real: `base` = previews, up, GPU stacks; `real` = the readiness profile).
+# NVCF_BENCH_PARTS (default base,real,upgrade: `base` = previews, up, GPU stacks; `real` = the readiness profile;
+# `upgrade` = the 0.7.0 → 0.8.0 upgrade under the readiness profile).
 #
 # Per run, as ratios measured in the same run (the machine may be shared: ratios, not seconds, are the figures):
 #   preview-noop/empty        no-op `pulumi preview -s dev` ÷ `pulumi preview` of an empty TypeScript program
@@ -43,6 +44,12 @@
 #                             one compute-plane `pulumi up -s dev-gpu-a` through the CLI: CPU seconds of the CLI and
 #                             every process below it (program, language host, plugins, kubectl), its kwok cluster's
 #                             processes over the same time, and its resource phase ÷ its critical path
+#   upgrade-s, upgrade-critical-path-s, upgrade-phase/critical-path
+#                             under the readiness profile: `pulumi up -s dev` moving a dev control plane installed at
+#                             bundle 0.7.0 to 0.8.0 (the OpenBao phase, Cassandra's in-place adoption, the other
+#                             releases that change; components/upgradePlan.ts): its resource phase, the longest chain
+#                             of the same run's step durations over the dependencies the move records (its phases and
+#                             the changing releases), and their ratio; the chain itself in upgrade-chain-<run>
 #   load-*                    the 1-minute load average when the figure of the same name was taken
 #   startup-control/compute   command start to the engine's first resource from the program (seconds)
 # Closing table: min / median / max over the runs.
@@ -57,7 +64,7 @@ RUNS="${1:-3}"
 SCALE="${NVCF_BENCH_SCALE:-20}"
 GPU_N="${NVCF_BENCH_GPU_N:-1 2 4}"
 # Which parts run: base (previews, up, GPU stacks in parallel) and/or real (the readiness profile).
-PARTS="${NVCF_BENCH_PARTS:-base,real}"
+PARTS="${NVCF_BENCH_PARTS:-base,real,upgrade}"
 part() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
@@ -307,7 +314,7 @@ for i in $(seq 1 "$RUNS"); do
   destroy dev
 done
 
-if part real; then
+if part real || part upgrade; then
   log "readiness profile: recreating nvcf-dev with NVCF_READINESS_PROFILE=real, scale 1/$SCALE"
   bash scripts/cluster.sh down nvcf-dev >/dev/null
   NVCF_READINESS_PROFILE=real NVCF_READINESS_SCALE="$SCALE" clusters_up nvcf-dev
@@ -332,6 +339,26 @@ for i in $(seq 1 "$RUNS"); do
   "${ANALYZE[@]}" release-rows "$NVCF_LOCAL_DIR/readiness-profile" "$NVCF_LOCAL_DIR/figures-real-$i.json" >>"$rows"
   destroy dev
 done
+# The upgrade: dev installed at 0.7.0 (not measured), then moved to 0.8.0 with its event log.
+for i in $(seq 1 "$RUNS"); do
+  part upgrade || break
+  (cd "$proj" && pulumi config set -s dev nvcf:bundleVersion 0.7.0)
+  log "run $i/$RUNS: pulumi up -s dev at bundle 0.7.0 under the readiness profile (load $(load1))"
+  (cd "$proj" && pulumi up -s dev --yes --skip-preview >"$NVCF_LOCAL_DIR/upgrade-from-$i.log" 2>&1) ||
+    die "pulumi up -s dev at 0.7.0 failed (log: $NVCF_LOCAL_DIR/upgrade-from-$i.log)"
+  (cd "$proj" && pulumi config set -s dev nvcf:bundleVersion 0.8.0)
+  l=$(load1)
+  log "run $i/$RUNS: pulumi up -s dev, 0.7.0 -> 0.8.0, under the readiness profile (load $l)"
+  row load-upgrade "$l"
+  f=$(up_with_log dev "upgrade-dev-$i")
+  row upgrade-s "$(secs "$(field "$f" resourcePhaseMs)")"
+  row upgrade-critical-path-s "$(secs "$(field "$f" criticalPathMs)")"
+  row upgrade-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
+  node -e 'console.log(JSON.parse(process.argv[1]).criticalPath.join(" -> "))' "$f" >"$NVCF_LOCAL_DIR/upgrade-chain-$i"
+  log "run $i/$RUNS: the upgrade's critical path: $(cat "$NVCF_LOCAL_DIR/upgrade-chain-$i")"
+  destroy dev
+done
+
 if part real && [ "$RUNS" -gt 0 ]; then
   echo
   echo "readiness profile, scale 1/$SCALE: each Helm release of pulumi up -s dev against its profile figure (medians over $RUNS runs)"
@@ -343,6 +370,6 @@ echo "nvcf-pulumi benchmark: $RUNS runs; readiness profile scale 1/$SCALE (one d
 echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (ratios are measured within each run)"
 "${ANALYZE[@]}" stats "$rows"
 echo
-echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5"
+echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5; upgrade-phase/critical-path <= 1.1"
 exit
 }

@@ -13,6 +13,7 @@ import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
 import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { computeUpgradePlan } from "./upgrade";
 
 /** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
 export interface ControlPlaneValues {
@@ -153,13 +154,31 @@ export async function requireRegistryKey(ref: pulumi.StackReference, cfg: Comput
 export async function computePlaneStack(
   cfg: ComputePlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
-  // What the last `pulumi up` deployed: settings that cannot change in place are refused before anything else.
-  refuseInstalledChanges(pulumi.getStack(), cfg, await readDeployed());
+  // What the last `pulumi up` deployed (one read of this stack's own outputs): settings that cannot change in place
+  // are refused before anything else.
+  const previous = await readDeployed();
+  refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
-  // missing one is reported once, as the config problem, not also as an unhandled exception per output.
-  const inputs = pulumi.output(computeInputs(cfg, await controlPlaneValues(ref, cfg)));
+  // missing one is reported once, as the config problem, not also as an unhandled exception per output. With it,
+  // the move from the bundle this stack is deployed at (components/upgradePlan.ts); every problem of both is
+  // reported at once.
+  const cpValues = await controlPlaneValues(ref, cfg);
+  const problems: Problem[] = [];
+  const checked = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+      return undefined;
+    }
+  };
+  const plain = checked(() => computeInputs(cfg, cpValues));
+  checked(() => computeUpgradePlan(cfg, previous, plain));
+  if (!plain || problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+  const inputs = pulumi.output(plain);
   await requireRegistryKey(ref, cfg);
   const cp = readControlPlane(ref);
   const kubeconfig = cfg.kubeconfig === undefined ? undefined : pulumi.secret(cfg.kubeconfig);
@@ -196,7 +215,11 @@ export async function computePlaneStack(
     { providers: { kubernetes: provider } },
   );
   const statuses = Object.fromEntries(Object.entries(plane.releases).map(([k, r]) => [k, r.status]));
+  // The bundle this GPU cluster is really at: known once every release finished at this bundle's chart (a failed
+  // update keeps the previous value).
+  const atBundle = pulumi.all(Object.values(statuses)).apply(() => cfg.bundleVersion);
   return {
+    bundleVersion: atBundle,
     ...installedOutputs(cfg, statuses),
     clusterName: pulumi.output(cfg.clusterName),
     clusterID: inputs.clusterID,

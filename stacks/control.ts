@@ -5,7 +5,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
-import { ControlPlane, type GpuClusterAccess, releaseNamespace } from "../components/controlPlane";
+import {
+  ControlPlane,
+  type ControlPlaneArgs,
+  type GpuClusterAccess,
+  releaseNamespace,
+} from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { deployedRegistrations, identityProblems } from "../config/identity";
@@ -19,6 +24,7 @@ import { kubeconfigServer } from "../values/registration";
 import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -51,7 +57,8 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
  * (`accountSettings`). Errors: `ConfigError` listing at once every setting that cannot change in place against
  * what the stack deployed (config/installed.ts), every GPU-cluster setting the deployed registrations cannot take
  * (config/identity.ts) and every account setting the API cannot change (values/accounts.ts
- * `accountChangeRules`), then a missing kubeconfig context of a GPU cluster, all before any resource but the read
+ * `accountChangeRules`) or a bundle move the planner refuses (components/upgradePlan.ts `planUpgrade`), then a
+ * missing kubeconfig context of a GPU cluster, all before any resource but the read
  * of the stack's own outputs is registered.
  */
 export async function controlPlaneStack(
@@ -60,7 +67,8 @@ export async function controlPlaneStack(
   // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
   // `clusterRegistrations`): a setting that cannot change in place, a registration cannot take, or the API cannot
   // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
-  // config/identity.ts, values/accounts.ts).
+  // config/identity.ts, values/accounts.ts), and so is a bundle upgrade the program cannot make
+  // (components/upgradePlan.ts); every refusal in one ConfigError.
   const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
   const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
   const problems = [
@@ -71,9 +79,9 @@ export async function controlPlaneStack(
     refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    throw new ConfigError(pulumi.getStack(), [...problems, ...e.problems]);
+    problems.push(...e.problems);
   }
-  if (problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
+  const plan = controlUpgradePlan(cfg, previous, problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -113,7 +121,13 @@ export async function controlPlaneStack(
   // In an update, a release waits until the engine holds its prerequisites' `releases` entries (stacks/outputs.ts).
   const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
   try {
-    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks);
+    const access = {
+      kubectl: "kubectl",
+      context: kubeconfig === undefined ? cfg.kubernetes.context : undefined,
+      kubeconfig,
+      waitSeconds: cfg.charts.timeoutSeconds,
+    };
+    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks, { plan, access });
   } catch (e) {
     // The program failed before publishing began (publishing ends the waits itself): no release waits on.
     acks?.end();
@@ -129,6 +143,7 @@ async function buildControlPlane(
   stackName: string,
   adopt: Promise<Record<string, string>>,
   acks: Acknowledgements | undefined,
+  upgrade: NonNullable<ControlPlaneArgs["upgrade"]>,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
@@ -145,6 +160,7 @@ async function buildControlPlane(
       gpuClusters,
       stackName,
       releasesReported: acks && ((names) => acks.wait(names.map((n) => `releases/${n}`))),
+      upgrade,
     },
     adopt,
     { providers: { kubernetes: provider } },
@@ -156,9 +172,15 @@ async function buildControlPlane(
   }
 
   const statuses = Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]));
+  // The bundle the control plane is really at: known only once every release finished at this bundle's chart
+  // and every upgrade step is done, so a failed or interrupted update keeps the previous value (stacks/outputs.ts)
+  // and GPU-cluster stacks refuse to move before it has.
+  const atBundle = pulumi
+    .all([...Object.values(statuses), ...cp.upgradeSteps.map((s) => s.stdout)])
+    .apply(() => cfg.bundleVersion);
   const contract = toStackOutputs({
     contractVersion: 1,
-    bundleVersion: cfg.bundleVersion,
+    bundleVersion: atBundle,
     domain: cfg.domain,
     gatewayAddress: cp.gatewayAddress,
     hosts: cp.hosts,
@@ -173,17 +195,32 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
+  // Where Cassandra's files sit on its volumes: read back on every run (components/upgradePlan.ts).
+  const layout = upgrade.plan.cassandraLayout;
+  const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
+    ? {}
+    : { cassandraDataLayout: pulumi.output(layout) };
   // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts), and
   // what the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
-  const outputs = { ...contract, releases: pulumi.output(statuses), ...installed, ...accountSettings };
+  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses), ...installed, ...accountSettings };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
+  // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
+  const { bundleVersion, ...rest } = contract;
+  const from = upgrade.plan.from;
   const settled = publishAsKnown(
     {
-      values: { ...contract, ...installed, ...accountSettings },
+      values: {
+        ...rest,
+        ...extra,
+        ...installed,
+        ...accountSettings,
+        ...(from === undefined ? { bundleVersion } : {}),
+      },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+      ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },
     undefined,
     acks,

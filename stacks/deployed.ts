@@ -22,7 +22,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
 import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
-import { type PreviousOutputs, previousOutputs } from "./previous";
+import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
 
 /**
  * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
@@ -43,6 +43,7 @@ export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
   INSTALLED_DIGESTS_OUTPUT,
   // What the account got (control plane; values/accounts.ts `accountChangeRules`).
   ACCOUNT_SETTINGS_OUTPUT,
+  ...UPGRADE_PREVIOUS_OUTPUTS,
 ];
 
 /**

@@ -26,25 +26,35 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 
-/** What to publish: top-level outputs once known; maps from the start, with a placeholder per unknown entry. */
+/**
+ * What to publish: top-level outputs once known; maps from the start, with a placeholder per unknown entry; held
+ * outputs from the start, with the value they had until the new one is known.
+ */
 export interface ProgressiveOutputs {
   /** Top-level outputs, each included as soon as it is known (secret outputs stay secret). */
   values: Record<string, pulumi.Output<unknown>>;
   /** Map outputs: known entries as they are, the others as `placeholder`. */
   maps: Record<string, { entries: Record<string, pulumi.Output<unknown>>; placeholder: string }>;
+  /**
+   * Top-level outputs registered as `until` while `value` is not known, and as `value` once it is. Every
+   * registration then carries them: an update that stops early (failed, or cancelled, where the engine keeps only
+   * the last registration) leaves `until`, e.g. the bundle the stack was at before (stacks/control.ts).
+   */
+  held?: Record<string, { value: pulumi.Output<unknown>; until: unknown }>;
 }
 
 /** Sends one registration of the root stack's outputs and resolves when the engine acknowledged it. */
 export type OutputSender = (outputs: Record<string, unknown>) => Promise<void>;
 
 /**
- * The snapshot of outputs to register (pure). Input: the spec and the names known so far (`values` keys, and
- * `<map>/<entry>` for map entries). Output: known values as given (Outputs, serialized by the SDK), each map
- * with its placeholder for unknown entries; maps are included once any output is known.
+ * The snapshot of outputs to register (pure). Input: the spec and the names known so far (`values` and `held`
+ * keys, and `<map>/<entry>` for map entries). Output: known values as given (Outputs, serialized by the SDK), each
+ * map with its placeholder for unknown entries, each held output as its value or, while unknown, its `until`.
  */
 export function snapshot(spec: ProgressiveOutputs, known: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(spec.values)) if (known.has(k)) out[k] = v;
+  for (const [k, h] of Object.entries(spec.held ?? {})) out[k] = known.has(k) ? h.value : h.until;
   for (const [k, m] of Object.entries(spec.maps))
     out[k] = Object.fromEntries(
       Object.entries(m.entries).map(([e, v]) => [e, known.has(`${k}/${e}`) ? v : m.placeholder]),
@@ -105,6 +115,7 @@ export function publishAsKnown(
 ): Promise<void> {
   const names = [
     ...Object.keys(spec.values),
+    ...Object.keys(spec.held ?? {}),
     ...Object.entries(spec.maps).flatMap(([k, m]) => Object.keys(m.entries).map((e) => `${k}/${e}`)),
   ];
   const known = new Set<string>();
@@ -142,6 +153,7 @@ export function publishAsKnown(
       return undefined;
     });
   for (const [k, v] of Object.entries(spec.values)) watch(k, v);
+  for (const [k, h] of Object.entries(spec.held ?? {})) watch(k, h.value);
   for (const [k, m] of Object.entries(spec.maps))
     for (const [e, v] of Object.entries(m.entries)) watch(`${k}/${e}`, v);
   if (names.length === 0) finish();

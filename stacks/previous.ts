@@ -8,6 +8,17 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 
+/**
+ * The previous outputs bundle upgrades read back (components/upgradePlan.ts `PreviousUpgradeOutputs`): part of
+ * the one read a stack makes per run (stacks/deployed.ts `DEPLOYED_OUTPUT_NAMES`). A compute-plane stack has only
+ * `bundleVersion` of them.
+ */
+export const UPGRADE_PREVIOUS_OUTPUTS: readonly string[] = [
+  "bundleVersion",
+  "releases",
+  "cassandraDataLayout",
+];
+
 /** The outputs of this stack's last update, as far as the caller asked for them. */
 export interface PreviousOutputs {
   /**

@@ -46,6 +46,9 @@ export interface StackChanges {
 }
 
 const SECRET_MARK = "[secret]";
+/** The engine's stand-in for a value a preview cannot know yet (`resource.UnknownStringValue`), and how it is shown. */
+const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const UNKNOWN_MARK = "[unknown]";
 /** The engine's marker of a secret value in serialized state (the `4dabf…` signature key). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 /** Key names whose value is treated as secret even when not marked so (masking more than needed is safe). */
@@ -69,8 +72,9 @@ function isSecret(v: unknown): boolean {
 
 /**
  * The value at a property path of a resource's inputs for display: `[secret]` when the value or any object
- * on the way is secret or the path names a credential; a short JSON text for scalars; `undefined` for
- * objects, lists, long values and absent ones.
+ * on the way is secret or the path names a credential; `[unknown]` for a value the preview cannot know yet
+ * (known once the update has run); a short JSON text for scalars; `undefined` for objects, lists, long values
+ * and absent ones.
  */
 export function displayValue(inputs: Record<string, unknown> | undefined, path: string): string | undefined {
   const segs = parsePropertyPath(path);
@@ -82,6 +86,7 @@ export function displayValue(inputs: Record<string, unknown> | undefined, path: 
     cur = (cur as Record<string | number, unknown>)[s];
   }
   if (isSecret(cur)) return SECRET_MARK;
+  if (cur === UNKNOWN_VALUE) return UNKNOWN_MARK;
   if (cur === undefined || (typeof cur === "object" && cur !== null)) return undefined;
   const text = JSON.stringify(cur);
   return text.length > 60 ? undefined : text;
@@ -326,6 +331,17 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
   return lines;
 }
 
+/**
+ * The upgrade plan a stack's program printed in its preview (an info diagnostic beginning `upgrade plan of stack`,
+ * components/upgradePlan.ts `formatPlan`), as lines; none when the stack does not move to another bundle.
+ */
+export function upgradePlanLines(events: readonly EngineEvent[]): string[] {
+  const d = events
+    .map((e) => e.diagnosticEvent)
+    .find((x) => x?.severity === "info" && /^upgrade plan of stack /.test(x.message));
+  return d ? d.message.replace(/\s+$/, "").split("\n") : [];
+}
+
 /** Options of `nvcf preview`. */
 export interface PreviewOptions {
   stack?: string[];
@@ -366,6 +382,8 @@ export async function preview(env: Environment, opts: PreviewOptions): Promise<E
   if (opts.json)
     process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
   else {
+    // A stack that moves to another bundle: its program's upgrade plan first (components/upgradePlan.ts).
+    for (const r of results) for (const l of upgradePlanLines(r.events)) process.stdout.write(`${l}\n`);
     for (const l of formatPreview(changes, failed)) process.stdout.write(`${l}\n`);
     for (const n of notPreviewed) {
       process.stdout.write(

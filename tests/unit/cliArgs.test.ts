@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import { loadEnvironment } from "../../cli/environment";
-import { main } from "../../cli/main";
+import { nvcf } from "./cliRun";
 import { CliError } from "../../cli/report";
 import { EXIT } from "../../cli/types";
 import { checkDestroyOrder } from "../../cli/verbs/destroy";
@@ -13,16 +13,6 @@ import { clusterIndex, registrationStepUrn } from "../../cli/verbs/rotate";
 import { selectStacks } from "../../cli/verbs/select";
 
 const ROOT = path.resolve(__dirname, "../..");
-
-async function nvcf(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "nvcf", ...args], {
-    write: (s) => (out += s),
-    writeErr: (s) => (err += s),
-  });
-  return { code, out, err };
-}
 
 /** Runs `nvcf <args>`, expects the usage exit code and returns what it printed on stderr. */
 async function usageError(...args: string[]): Promise<string> {
@@ -35,7 +25,17 @@ test("no verb prints the help on stderr and is a usage error", async () => {
   const r = await nvcf();
   expect(r.code).toBe(EXIT.usage);
   expect(r.err).toMatch(/Usage: nvcf \[options\] \[command\]/);
-  for (const v of ["preview", "up", "destroy", "rotate", "preflight", "status", "graph", "import-helmfile"])
+  for (const v of [
+    "preview",
+    "up",
+    "upgrade",
+    "destroy",
+    "rotate",
+    "preflight",
+    "status",
+    "graph",
+    "import-helmfile",
+  ])
     expect(r.err).toMatch(new RegExp(`^\\s+${v}\\b`, "m"));
 });
 

@@ -320,7 +320,10 @@ describe("stack reference contract", () => {
     // Source order in stacks/compute.ts: the awaited check comes before the provider and the component.
     const src = fs.readFileSync(path.join(ROOT, "stacks/compute.ts"), "utf8");
     const body = src.slice(src.indexOf("export async function computePlaneStack"));
+    // After the one read of the stack's own previous outputs (stacks/deployed.ts), awaited.
     const check = body.indexOf("await controlPlaneValues(ref, cfg)");
+    expect(body.indexOf("await readDeployed()")).toBeGreaterThan(0);
+    expect(body.indexOf("await readDeployed()")).toBeLessThan(check);
     expect(check).toBeGreaterThan(0);
     expect(check).toBeLessThan(body.indexOf("new k8s.Provider("));
     expect(check).toBeLessThan(body.indexOf("new ComputePlane("));
@@ -462,6 +465,8 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
   // stacks/control.ts: recovery reads the cluster while the namespaces, pull secrets and credentials are
   // registered; the releases wait for what it decides.
   const FIRST_STEP = new Set([
+    // The stack's reference to itself (its previous outputs, read before anything else: a read, not a change).
+    "pulumi:pulumi:StackReference",
     "nvcf:index:ControlPlane",
     "nvcf:index:Namespaces",
     "kubernetes:core/v1:Namespace",

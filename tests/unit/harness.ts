@@ -5,6 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
+import { type StackConfig, validateConfig } from "../../config/load";
+import type { ControlPlaneConfig } from "../../config/schema";
 
 export const ROOT = path.resolve(__dirname, "../..");
 
@@ -87,6 +89,31 @@ export function readStackFile(
     secretKeys.push(`nvcf:${k}`);
   }
   return { config, secretKeys };
+}
+
+/**
+ * A stack file's config as the program validates it (config/load.ts validateConfig): secrets as sentinels,
+ * `overrides` as readStackFile takes them; `T` names the plane's config type. Throws the program's ConfigError
+ * when it has problems.
+ */
+export function validatedConfig<T extends StackConfig = ControlPlaneConfig>(
+  stack: string,
+  overrides: Record<string, unknown> = {},
+): T {
+  const f = readStackFile(stack, overrides);
+  const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
+  return validateConfig(raw, new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, ""))), stack) as T;
+}
+
+/** The error of class `cls` that `fn` throws; anything else thrown is rethrown, nothing thrown fails the test. */
+export function thrown<E extends Error>(cls: abstract new (...args: never[]) => E, fn: () => unknown): E {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof cls) return e;
+    throw e;
+  }
+  throw new Error(`expected a ${cls.name}`);
 }
 
 /** A mocked Gateway with the four documented listeners. */
@@ -279,6 +306,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                   status: "deployed",
                   name: args.inputs.name,
                   namespace: args.inputs.namespace,
+                  revision: 1,
                 };
                 break;
               case "command:local:Command": {

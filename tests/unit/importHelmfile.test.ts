@@ -36,7 +36,7 @@ import {
 } from "../../cli/importHelmfile/mapping";
 import { registeredValuesText } from "../../components/registration";
 import { parseRegistration } from "../../values/registration";
-import { readStackFile, render, mockGateway } from "./harness";
+import { readStackFile, render, mockGateway, validatedConfig } from "./harness";
 import * as zlib from "node:zlib";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
@@ -488,15 +488,7 @@ describe("compute plane", () => {
 
 describe("adoption plan", () => {
   /** The dev stack's config as the program validates it (secrets as sentinels). */
-  const devConfig = () => {
-    const f = readStackFile("dev");
-    const raw = Object.fromEntries(Object.entries(f.config).map(([k, v]) => [k.replace(/^nvcf:/, ""), v]));
-    return validateConfig(
-      raw,
-      new Set(f.secretKeys.map((k) => k.replace(/^nvcf:/, ""))),
-      "dev",
-    ) as ControlPlaneConfig;
-  };
+  const devConfig = () => validatedConfig("dev");
 
   test("every planned object has the type, logical name and parent the program registers (so the URNs are the same)", async () => {
     const cfg = devConfig();

@@ -122,6 +122,31 @@ describe("stack outputs are registered as they become known", () => {
     expect(s["releases"]).toEqual({ a: spec.maps.releases.entries.a, b: "unfinished" });
   });
 
+  test("a held output is registered as its value until the new one is known, then as the new one", async () => {
+    const bundle = later("0.8.0");
+    const spec = {
+      values: { domain: pulumi.output("d") },
+      maps: {},
+      held: { bundleVersion: { value: bundle.o, until: "0.7.0" } },
+    };
+    expect(snapshot(spec, new Set(["domain"]))).toEqual({
+      domain: spec.values.domain,
+      bundleVersion: "0.7.0",
+    });
+    expect(snapshot(spec, new Set(["domain", "bundleVersion"]))["bundleVersion"]).toBe(bundle.o);
+    const sent: Record<string, unknown>[] = [];
+    const done = publishAsKnown(spec, async (o) => {
+      sent.push(o);
+    });
+    for (let i = 0; i < 3; i++) await tick();
+    // Every registration so far names the bundle the stack was at: a run cancelled now keeps it.
+    expect(sent.length).toBeGreaterThan(0);
+    for (const o of sent) expect(o["bundleVersion"]).toBe("0.7.0");
+    bundle.resolve();
+    await done;
+    expect(sent[sent.length - 1]["bundleVersion"]).toBe(bundle.o);
+  });
+
   test("each newly known output is registered again, one registration at a time; settled after the complete one", async () => {
     const a = later("deployed");
     const b = later("deployed");

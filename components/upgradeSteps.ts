@@ -1,0 +1,216 @@
+/**
+ * The migration steps of bundle upgrades, as resources of the control plane: `command.local.Command`s that run
+ * kubectl against the control-plane cluster with the stack's own access (a context, or the kubeconfig as a secret
+ * written to a private file for the call), like the compute plane's teardown steps (components/computePlane.ts).
+ * Their scripts live in `components/upgrade-steps/` (shared functions in `lib.sh`); each is idempotent, resumable
+ * from any point an interrupted run left, and prints what it did (never a secret: the Cassandra password reaches
+ * the script as a secret environment value and cqlsh through standard input).
+ *
+ * Which steps exist, and when they run (components/upgradePlan.ts decides the plan):
+ * - `openbao-rollout`, whenever OpenBao is enabled: the server StatefulSet uses `OnDelete`, so after each Helm
+ *   upgrade of openbao-server (its Helm revision is an input) the pods still on the previous revision are rotated,
+ *   standbys first. With nothing to rotate it does nothing, so it stays in place between upgrades.
+ * - `cassandra-adoption-prepare` and `-verify`, whenever Cassandra's data is in the Bitnami layout under a chart
+ *   of NVIDIA's own lineage (the data stays on those volumes, so they stay too): before the cassandra release,
+ *   the checks, backup and recreate of a Bitnami-shaped StatefulSet; after it, the verification and the writers
+ *   restored. Against NVIDIA's own shape they do nothing.
+ * - During a move, the order NVIDIA's notes give: openbao-server (after only its own prerequisites) and its
+ *   rollout first, then the Cassandra phase, then every other release; these edges exist only in the run that
+ *   moves, so installs and later runs keep their own order.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as command from "@pulumi/command";
+import * as pulumi from "@pulumi/pulumi";
+import { KUBECTL_PREAMBLE } from "./computePlane";
+import type { NvcfRelease } from "./release";
+import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "./upgradePlan";
+import type { Values } from "../values/merge";
+
+const script = (file: string) => fs.readFileSync(path.join(__dirname, "upgrade-steps", file), "utf8");
+
+/** The functions every step script starts with (after `KUBECTL_PREAMBLE`). */
+export const STEP_LIB = script("lib.sh");
+/** The functions of the Cassandra steps (after `STEP_LIB`). */
+export const CASSANDRA_LIB = script("cassandra-lib.sh");
+/** OpenBao's rollout (see the module comment). */
+export const OPENBAO_ROLLOUT = script("openbao-rollout.sh");
+/** Cassandra's adoption, the half before the release (with its functions). */
+export const CASSANDRA_PREPARE = `${CASSANDRA_LIB}\n${script("cassandra-prepare.sh")}`;
+/** Cassandra's adoption, the half after the release (with its functions). */
+export const CASSANDRA_VERIFY = `${CASSANDRA_LIB}\n${script("cassandra-verify.sh")}`;
+
+/** A step's whole script: kubectl set up, the shared functions, then the step's own part. */
+export function stepScript(body: string): string {
+  return `${KUBECTL_PREAMBLE}${STEP_LIB}\n${body}`;
+}
+
+/** How the steps reach the cluster. */
+export interface StepAccess {
+  /** kubectl binary (name on PATH or path). */
+  kubectl: string;
+  /** A context of the ambient kubeconfig (unset: the kubeconfig below, else the current context). */
+  context?: string;
+  /** The cluster's kubeconfig (secret), when the stack has one instead of a context. */
+  kubeconfig?: pulumi.Input<string>;
+  /** How long each wait of a step may take, seconds (the stack's Helm timeout). */
+  waitSeconds: number;
+}
+
+/**
+ * The superuser the checks run cqlsh as: helm-nvcf-cassandra's `dbUser` defaults (0.17.0 and 0.20.1 alike,
+ * `deploy/helm/cassandra/helm/values.yaml`), unless `nvcf:releaseValues.cassandra.cassandra.dbUser` sets them.
+ */
+export const CASSANDRA_SUPERUSER = { user: "cassandra", password: "cassandra" } as const;
+
+/** The label Bitnami's claim template carries and NVIDIA's own chart's does not (upgrade-from-bitnami.md). */
+export const BITNAMI_CLAIM_LABEL = "app.kubernetes.io/name";
+
+/** The ConfigMap (in Cassandra's namespace) that records an adoption in progress and its outcome. */
+export const ADOPTION_RECORD = "nvcf-cassandra-adoption";
+
+/** What the Cassandra steps need besides access. */
+export interface CassandraStepArgs {
+  namespace: string;
+  replicas: number;
+  /** Namespaces whose Deployments write to Cassandra (components/upgradePlan.ts `cassandraWriterNamespaces`). */
+  writerNamespaces: string[];
+  /** The superuser's name and password (secret). */
+  cqlUser: pulumi.Input<string>;
+  cqlPassword: pulumi.Input<string>;
+}
+
+/** What `UpgradeSteps` is built from. */
+export interface UpgradeStepsArgs {
+  plan: UpgradePlan;
+  access: StepAccess;
+  /** OpenBao's namespace, when OpenBao is enabled. */
+  openbaoNamespace?: string;
+  /** Set when Cassandra is enabled. */
+  cassandra?: CassandraStepArgs;
+  /**
+   * Releases that must not wait for the upgrade's phases (they are prerequisites of openbao-server, which starts
+   * the move): names (components/upgradePlan.ts `movePhaseOrder`, whose order the releases are created in).
+   */
+  phaseExempt: ReadonlySet<string>;
+}
+
+/**
+ * The steps of one control plane and the order they impose, created as the releases are (the ControlPlane asks
+ * `before` for a release's extra prerequisites, then hands the release to `after`). Children of `parent`.
+ * Outputs: `done`, the steps whose completion the stack's `bundleVersion` output waits for.
+ */
+export class UpgradeSteps {
+  private rollout?: command.local.Command;
+  private prepare?: command.local.Command;
+  private verify?: command.local.Command;
+  /** Every step created, in order. */
+  readonly done: command.local.Command[] = [];
+
+  constructor(
+    private readonly name: string,
+    private readonly args: UpgradeStepsArgs,
+    private readonly parent: pulumi.Resource,
+  ) {}
+
+  /** Whether the Cassandra adoption steps are in place (see the module comment). */
+  get adopting(): boolean {
+    return this.args.plan.cassandraAdopted && this.args.cassandra !== undefined;
+  }
+
+  /** The values a release gets on top of its own (components/upgradePlan.ts `upgradeValues`). */
+  values(release: string): Values {
+    return upgradeValues(release, this.adopting);
+  }
+
+  /**
+   * The extra prerequisites of a release, created as needed. Cassandra: the adoption's first half (which itself
+   * waits for OpenBao's rollout in a move that upgrades openbao-server). During a move, every other release but
+   * openbao-server and its prerequisites waits for the end of the OpenBao and Cassandra phases.
+   */
+  before(release: string): pulumi.Resource[] {
+    const plan = this.args.plan;
+    const openbaoEnd = plan.moving && plan.openbaoPhase ? this.rollout : undefined;
+    if (release === "cassandra") {
+      if (this.adopting) {
+        this.prepare = this.cassandraStep(
+          "cassandra-adoption-prepare",
+          CASSANDRA_PREPARE,
+          openbaoEnd ? [openbaoEnd] : [],
+        );
+        return [this.prepare];
+      }
+      return openbaoEnd ? [openbaoEnd] : [];
+    }
+    if (!plan.moving || release === "openbao-server" || this.args.phaseExempt.has(release)) return [];
+    const end = this.verify ?? openbaoEnd;
+    return end ? [end] : [];
+  }
+
+  /** Creates the steps that follow a release: OpenBao's rollout, the adoption's second half. */
+  after(release: string, rel: NvcfRelease): void {
+    if (release === "openbao-server" && this.args.openbaoNamespace !== undefined) {
+      this.rollout = this.step(
+        "openbao-rollout",
+        OPENBAO_ROLLOUT,
+        {
+          NVCFP_NAMESPACE: this.args.openbaoNamespace,
+          NVCFP_STATEFULSET: "openbao-server",
+          NVCFP_REVISION: rel.release.status.revision.apply((r) => String(r)),
+        },
+        [rel],
+      );
+    }
+    if (release === "cassandra" && this.adopting) {
+      this.verify = this.cassandraStep("cassandra-adoption-verify", CASSANDRA_VERIFY, [rel]);
+    }
+  }
+
+  private cassandraStep(suffix: string, body: string, dependsOn: pulumi.Resource[]): command.local.Command {
+    const c = this.args.cassandra as CassandraStepArgs;
+    return this.step(
+      suffix,
+      body,
+      {
+        NVCFP_NAMESPACE: c.namespace,
+        NVCFP_STATEFULSET: "cassandra",
+        NVCFP_CONTAINER: "cassandra",
+        NVCFP_REPLICAS: String(c.replicas),
+        NVCFP_RECORD: ADOPTION_RECORD,
+        NVCFP_BITNAMI_CLAIM_LABEL: BITNAMI_CLAIM_LABEL,
+        NVCFP_WRITER_NAMESPACES: c.writerNamespaces.join(" "),
+        NVCFP_ANNOTATION: REPLICAS_ANNOTATION,
+        NVCFP_CQL_USER: c.cqlUser,
+        NVCFP_CQL_PASSWORD: pulumi.secret(c.cqlPassword),
+      },
+      dependsOn,
+    );
+  }
+
+  private step(
+    suffix: string,
+    body: string,
+    env: Record<string, pulumi.Input<string>>,
+    dependsOn: pulumi.Resource[],
+  ): command.local.Command {
+    const a = this.args.access;
+    const cmd = new command.local.Command(
+      `${this.name}-${suffix}`,
+      {
+        create: 'eval "$NVCFP_STEP_SCRIPT"',
+        interpreter: ["/bin/bash", "-c"],
+        environment: {
+          NVCFP_STEP_SCRIPT: stepScript(body),
+          NVCFP_KUBECTL: a.kubectl,
+          NVCFP_KUBE_CONTEXT: a.context ?? "",
+          NVCFP_KUBECONFIG: a.kubeconfig === undefined ? "" : pulumi.secret(a.kubeconfig),
+          NVCFP_WAIT_SECONDS: String(a.waitSeconds),
+          ...env,
+        },
+      },
+      { parent: this.parent, dependsOn },
+    );
+    this.done.push(cmd);
+    return cmd;
+  }
+}

@@ -1,0 +1,451 @@
+/**
+ * End to end, bundle upgrades through the README's command (`nvcf upgrade --env dev --to <bundle>`, the real
+ * `pulumi` CLI under it) on the local kwok clusters, with the stand-in charts of every bundle and their in-pod tools
+ * (`kubectl exec … nodetool|cqlsh`, OpenBao's service-registration labels; tests/charts/README.md), in private
+ * copies of the project with fresh state backends.
+ *
+ * Order (lean: one install per bundle):
+ * 1. 0.6.1: the dev control plane alone, installed with `pulumi up`; moving it to 0.8.0 (a skipped bundle) and to
+ *    0.7.0 (Cassandra back to the Bitnami chart) is refused before anything is touched, naming the reason and the
+ *    way (the manual path for 0.7.0), by `nvcf upgrade` and by the program under `pulumi up`; then destroyed.
+ * 2. 0.7.0: dev, dev-gpu-a and dev-gpu-b (every add-on 0.7.0 ships) installed with `nvcf up`; marker files written
+ *    into every claim's directory (the local StorageClass's host paths) and a table with rows on every Cassandra
+ *    node; a downgrade to 0.6.1 refused before anything is touched.
+ * 3. The upgrade to 0.8.0 (KAI and topology-aware scheduling joining gpu-b with the bundle change, `--set`),
+ *    interrupted with SIGINT to the command's process group once the Cassandra phase has started (its record
+ *    ConfigMap exists), then the same command again: it resumes and converges.
+ * 4. Then: every release at its 0.8.0 chart version, only the releases whose chart or values changed upgraded (Helm
+ *    revisions), every marker and row still there, every claim with its UID, the GPU clusters' registration IDs
+ *    unchanged and their NVCFBackends healthy, `nvcf status` exit 0, `bundleVersion` 0.8.0 on every stack, and a
+ *    second `nvcf preview --expect-no-changes` exit 0. No secret in anything printed.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { EXIT } from "../../cli/types";
+import { decodeHelmPayload } from "../../components/recovery";
+import { type E2eProject, e2eProject, resetLocalClusters } from "./project";
+
+/** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */
+const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
+const CLUSTERS = ["dev", "gpu-a", "gpu-b"];
+const TARGET_SETS = [
+  "--set",
+  "dev-gpu-b:addons.kaiScheduler.enabled=true",
+  "--set",
+  "dev-gpu-b:addons.topologyAwareScheduling.enabled=true",
+];
+
+const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
+/** Every command both parts ran and what it printed (NVCF_E2E_TRANSCRIPT keeps them, for docs/upgrading.md). */
+const transcript: string[] = [];
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** `npx nvcf <args>` in a project copy (stdin closed: not a terminal). */
+function nvcf(p: E2eProject, ...args: string[]): { code: number | null; out: string; err: string } {
+  const r = p.run("npx", ["nvcf", ...args], { allowFail: true });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/** Each Helm release's latest record on a cluster: `ns/name` → revision, status, chart version, values given. */
+function releases(
+  p: E2eProject,
+  cluster: string,
+): Record<string, { rev: number; status: string; chart: string; config: string }> {
+  const items = JSON.parse(p.kubectl(cluster, "get", "secrets", "-A", "-l", "owner=helm", "-o", "json"))
+    .items as any[];
+  const out: Record<string, { rev: number; status: string; chart: string; config: string }> = {};
+  for (const s of items) {
+    const k = `${s.metadata.namespace}/${s.metadata.labels.name}`;
+    const rev = Number(s.metadata.labels.version);
+    if ((out[k]?.rev ?? 0) > rev) continue;
+    const rel = decodeHelmPayload(s.data?.release);
+    out[k] = {
+      rev,
+      status: s.metadata.labels.status,
+      chart: `${rel?.chart?.metadata?.name}@${rel?.chart?.metadata?.version}`,
+      config: JSON.stringify(rel?.config ?? {}),
+    };
+  }
+  return out;
+}
+
+/** Every claim of a cluster: `ns/name` → UID and its volume's directory on this host (the local StorageClass). */
+function claims(p: E2eProject, cluster: string): Record<string, { uid: string; dir: string }> {
+  const pvcs = JSON.parse(p.kubectl(cluster, "get", "pvc", "-A", "-o", "json")).items as any[];
+  const pvs = JSON.parse(p.kubectl(cluster, "get", "pv", "-o", "json")).items as any[];
+  const dirOf = (volume: string) => pvs.find((v) => v.metadata.name === volume)?.spec?.hostPath?.path ?? "";
+  return Object.fromEntries(
+    pvcs.map((c) => [
+      `${c.metadata.namespace}/${c.metadata.name}`,
+      { uid: c.metadata.uid as string, dir: dirOf(c.spec.volumeName) },
+    ]),
+  );
+}
+
+/** Stack outputs of a stack (plain ones). */
+function outputs(p: E2eProject, stack: string): Record<string, unknown> {
+  return JSON.parse(p.pulumi(stack, ["stack", "output", "--json"]).stdout) as Record<string, unknown>;
+}
+
+const MARKER_TABLE = "upgrade_marker-0123456789abcdef0123456789abcdef";
+/**
+ * A table of nvcf_api with three rows on a Cassandra node's volume, in the stand-in's SSTable form and with a UUID
+ * generation as Bitnami's Cassandra names its files (tests/charts/README.md "In-pod tools"): Apache Cassandra reads
+ * it only with `uuid_sstable_identifiers_enabled: true`.
+ */
+function writeMarkerTable(dir: string): void {
+  const t = path.join(dir, "data", "data", "nvcf_api", MARKER_TABLE);
+  fs.mkdirSync(t, { recursive: true });
+  fs.writeFileSync(
+    path.join(t, "oa-mxc4_v9r0_2a7kq0upgrade0marker-big-Data.db"),
+    JSON.stringify({
+      keyspace: "nvcf_api",
+      table: "upgrade_marker",
+      columns: ["id", "note"],
+      types: { id: "int", note: "text" },
+      key: ["id"],
+      rows: [
+        { id: 1, note: "written at 0.7.0" },
+        { id: 2, note: "on every node" },
+        { id: 3, note: "read after the upgrade" },
+      ],
+    }),
+  );
+}
+
+/** kubectl on the dev cluster's cassandra-system namespace, never failing: exit code and both streams. */
+function devCassandra(p: E2eProject, args: string[], input = "") {
+  return spawnSync("kubectl", ["--context", "kwok-nvcf-dev", "-n", "cassandra-system", ...args], {
+    env: p.env,
+    encoding: "utf8",
+    input,
+  });
+}
+
+/** Rows of nvcf_api.upgrade_marker as cassandra-0's cqlsh counts them (the login from a private credentials file). */
+function markerRows(p: E2eProject): string {
+  const r = devCassandra(
+    p,
+    [
+      "exec",
+      "-i",
+      "cassandra-0",
+      "-c",
+      "cassandra",
+      "--",
+      "sh",
+      "-c",
+      'umask 077; f=$(mktemp); IFS= read -r p; printf "[PlainTextAuthProvider]\\nusername = cassandra\\npassword = %s\\n" "$p" >"$f"; cqlsh --credentials "$f" -e "SELECT COUNT(*) FROM nvcf_api.upgrade_marker"; rc=$?; rm -f "$f"; exit $rc',
+    ],
+    "cassandra\n",
+  );
+  return `${r.stdout}${r.stderr}`;
+}
+
+describe("0.6.1: refusals before anything is touched", () => {
+  let p: E2eProject;
+  beforeAll(() => {
+    resetLocalClusters(CLUSTERS);
+    p = e2eProject("nvcf-e2e-upgrade-061");
+    p.run("pulumi", ["stack", "init", "dev", "--non-interactive"]);
+    p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.6.1"]);
+    p.pulumi("dev", ["config", "rm", "nvcf:gpuClusters"]);
+    p.pulumi("dev", ["config", "set", "--path", "nvcf:observability.profile", "disabled"]);
+    p.pulumi("dev", ["up", "--yes", "--skip-preview"]);
+  }, 900_000);
+
+  afterAll(() => {
+    p.pulumi("dev", ["destroy", "--yes", "--skip-preview"], { allowFail: true });
+    transcript.push(...p.transcript);
+    p.remove();
+  }, 900_000);
+
+  test("a skipped bundle (0.6.1 → 0.8.0): refused, naming the next bundle and its manual path; nothing touched", () => {
+    const before = releases(p, "dev");
+    const file = fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8");
+    const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain");
+    expect(r.code).toBe(EXIT.config);
+    expect(lines(r.err)[0]).toBe('stack "dev" has 1 config problem; nothing was changed:');
+    expect(r.err).toMatch(
+      /- nvcf:bundleVersion: expected 0\.7\.0, the next bundle after 0\.6\.1 .* found "0\.8\.0", which skips 0\.7\.0\. Fix: pulumi config set nvcf:bundleVersion 0\.7\.0 and pulumi up, then 0\.8\.0; the step to 0\.7\.0 moves Cassandra back to the Bitnami chart, which this program does not automate: back up and restore/,
+    );
+    expect(lines(r.err).pop()).toMatch(/^nvcf upgrade: refused; nothing was changed\./);
+    expect(fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8")).toBe(file);
+    expect(releases(p, "dev")).toEqual(before);
+  }, 300_000);
+
+  test("0.6.1 → 0.7.0 with Cassandra deployed: refused with the reason and the manual path (backup and restore)", () => {
+    const before = releases(p, "dev");
+    const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.7.0", "--yes", "--plain");
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(
+      /- nvcf:bundleVersion: expected a move this program can make safely: 0\.6\.1 → 0\.7\.0 changes Cassandra from NVIDIA's own chart \(helm-nvcf-cassandra 0\.18\.0, Apache Cassandra, data at the volume root\) back to the Bitnami wrapper \(0\.17\.0, an older Cassandra that reads its data one directory deeper\), a change of chart lineage and on-disk layout NVIDIA documents no procedure for, found "0\.7\.0" with Cassandra deployed at 0\.6\.1 \(stack dev\)\. Fix: back up and restore \(docs\/upgrading\.md "0\.6\.1 to 0\.7\.0"\)/,
+    );
+    expect(releases(p, "dev")).toEqual(before);
+  }, 300_000);
+
+  test("the program itself refuses it under a plain pulumi up, before any release is touched", () => {
+    const before = releases(p, "dev");
+    p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.7.0"]);
+    const r = p.pulumi("dev", ["up", "--yes", "--skip-preview"], { allowFail: true });
+    p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.6.1"]);
+    expect(r.status).not.toBe(0);
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(
+      /stack "dev" has 1 config problem; nothing was changed:\n\s+- nvcf:bundleVersion: expected a move this program can make safely: 0\.6\.1 → 0\.7\.0/,
+    );
+    expect(releases(p, "dev")).toEqual(before);
+    expect(outputs(p, "dev")["bundleVersion"]).toBe("0.6.1");
+  }, 300_000);
+});
+
+describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase", () => {
+  let p: E2eProject;
+  const before: Record<string, ReturnType<typeof releases>> = {};
+  const claimsBefore: Record<string, ReturnType<typeof claims>> = {};
+  let registrations: unknown;
+  const identity: Record<string, string> = {};
+  const marker = (cluster: string, claim: string) => `nvcf-upgrade-marker ${cluster}/${claim}\n`;
+
+  beforeAll(() => {
+    resetLocalClusters(CLUSTERS);
+    p = e2eProject("nvcf-e2e-upgrade");
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) {
+      p.run("pulumi", ["stack", "init", s, "--non-interactive"]);
+      p.pulumi(s, ["config", "set", "nvcf:bundleVersion", "0.7.0"]);
+    }
+    // gpu-b: every add-on 0.7.0 ships (Grove, Dynamo); KAI and topology-aware scheduling join at 0.8.0.
+    p.pulumi("dev-gpu-b", ["config", "set", "--path", "nvcf:addons.kaiScheduler.enabled", "false"]);
+    p.pulumi("dev-gpu-b", [
+      "config",
+      "set",
+      "--path",
+      "nvcf:addons.topologyAwareScheduling.enabled",
+      "false",
+    ]);
+    const up = nvcf(p, "up", "--env", "dev", "--yes", "--plain");
+    if (up.code !== 0) throw new Error(`nvcf up exited ${up.code}\n${up.out}\n${up.err}`);
+    for (const c of CLUSTERS) {
+      before[c] = releases(p, c);
+      claimsBefore[c] = claims(p, c);
+      for (const [k, v] of Object.entries(claimsBefore[c])) {
+        if (!v.dir) throw new Error(`claim ${c}/${k} has no host-path directory`);
+        fs.writeFileSync(path.join(v.dir, "nvcf-upgrade-marker"), marker(c, k));
+      }
+    }
+    for (let i = 0; i < 3; i++)
+      writeMarkerTable(claimsBefore["dev"][`cassandra-system/data-cassandra-${i}`].dir);
+    registrations = outputs(p, "dev")["clusterRegistrations"];
+    for (const c of ["gpu-a", "gpu-b"]) identity[c] = ids(p, c);
+  }, 1_200_000);
+
+  /** The registration IDs the operator's cluster DTO carries (the rest of it changes with the chart). */
+  function ids(p: E2eProject, cluster: string): string {
+    const dto = p.kubectl(
+      cluster,
+      "get",
+      "configmap",
+      "nvcfbackend-self-managed",
+      "-n",
+      "nvca-operator",
+      "-o",
+      "jsonpath={.data.cluster-dto\\.yaml}",
+    );
+    return lines(dto)
+      .filter((l) => /^(clusterId|clusterGroupId|ncaID):/.test(l))
+      .join("\n");
+  }
+
+  afterAll(() => {
+    const keep = process.env["NVCF_E2E_TRANSCRIPT"];
+    if (keep) fs.writeFileSync(keep, [...transcript, ...p.transcript].join("\n"));
+    for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"])
+      p.pulumi(s, ["destroy", "--yes", "--skip-preview"], { allowFail: true });
+    p.remove();
+  }, 1_200_000);
+
+  test("what the upgrade starts from: every stateful release's claims hold the markers, Cassandra the rows", () => {
+    expect(Object.keys(claimsBefore["dev"]).sort()).toEqual(
+      expect.arrayContaining([
+        "cassandra-system/data-cassandra-0",
+        "cassandra-system/data-cassandra-1",
+        "cassandra-system/data-cassandra-2",
+        "vault-system/data-openbao-server-0",
+      ]),
+    );
+    expect(Object.keys(claimsBefore["gpu-b"]).length).toBeGreaterThan(0); // Dynamo's NATS
+    expect(markerRows(p)).toMatch(/^\s+count\n-+\n\s+3\n/m);
+    expect(before["dev"]["cassandra-system/cassandra"].chart).toBe("helm-nvcf-cassandra@0.17.0");
+    for (const c of ["gpu-a", "gpu-b"])
+      expect(identity[c]).toMatch(/^clusterGroupId: \S+\nclusterId: \S+\nncaID: nvcf-default$/);
+  });
+
+  test("a downgrade (0.7.0 → 0.6.1) is refused before anything is touched", () => {
+    const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.6.1", "--yes", "--plain");
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(
+      /- nvcf:bundleVersion: expected 0\.7\.0 or a later bundle: stack dev is deployed at NVCF bundle 0\.7\.0, and this program does not downgrade .* found "0\.6\.1"\. Fix: pulumi config set nvcf:bundleVersion 0\.7\.0\. To go back to 0\.6\.1, roll back each release with Helm or restore the backups/,
+    );
+    for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+    expect(fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8")).toMatch(
+      /nvcf:bundleVersion: "?0\.7\.0"?$/m,
+    );
+  }, 300_000);
+
+  test("SIGINT during the Cassandra phase stops the upgrade; the outputs still name 0.7.0", async () => {
+    const child: ChildProcess = spawn(
+      "npx",
+      ["nvcf", "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain", ...TARGET_SETS],
+      { cwd: p.work, env: p.env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (b) => (out += b));
+    child.stderr?.on("data", (b) => (err += b));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // The Cassandra phase has started once its record exists (the prepare step's first write).
+    const deadline = Date.now() + 600_000;
+    let started = false;
+    while (!started && Date.now() < deadline) {
+      const r = devCassandra(p, [
+        "get",
+        "configmap",
+        "nvcf-cassandra-adoption",
+        "-o",
+        "name",
+        "--ignore-not-found",
+      ]);
+      started = r.status === 0 && r.stdout.trim() !== "";
+      if (!started) await sleep(250);
+    }
+    try {
+      expect(started).toBe(true);
+      process.kill(-(child.pid as number), "SIGINT");
+    } catch (e) {
+      process.kill(-(child.pid as number), "SIGKILL");
+      throw e;
+    }
+    const code = await exited;
+    p.transcript.push(
+      `$ nvcf upgrade --env dev --to 0.8.0 --yes --plain ${TARGET_SETS.join(" ")}   # SIGINT\n${out}\n${err}`,
+    );
+    expect(code).not.toBe(0);
+    expect(err).toMatch(/nvcf upgrade: interrupted; waiting for the operations in flight to stop/);
+    expect(err).toMatch(/[Rr]un nvcf upgrade --env dev --to 0\.8\.0 again/);
+    expect(outputs(p, "dev")["bundleVersion"]).toBe("0.7.0");
+    expect(fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8")).toMatch(
+      /nvcf:bundleVersion: "?0\.8\.0"?$/m,
+    );
+  }, 1_200_000);
+
+  test("the same command again resumes and converges", () => {
+    const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain", ...TARGET_SETS);
+    if (r.code !== 0) throw new Error(`nvcf upgrade exited ${r.code}\n${r.out}\n${r.err}`);
+    const out = lines(r.out);
+    expect(out[1]).toBe("clusters answering: dev, dev-gpu-a, dev-gpu-b");
+    expect(out[0]).toMatch(
+      /^resuming the upgrade of environment dev to 0\.8\.0: the stack files name 0\.8\.0, .*dev is still at 0\.7\.0/,
+    );
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^\[ *\d+s\] dev +step cassandra-adoption-verify: .*row counts as recorded before the adoption: .*nvcf_api\.upgrade_marker=3/,
+      ),
+    );
+    expect(out).toContainEqual(
+      expect.stringMatching(/^\[ *\d+s\] dev +step cassandra-adoption-verify: writers restored: /),
+    );
+    expect(out.pop()).toBe("environment dev upgraded to NVCF bundle 0.8.0: dev, dev-gpu-a, dev-gpu-b");
+  }, 1_800_000);
+
+  test("every release at its 0.8.0 chart version; only releases whose chart or values changed were upgraded", () => {
+    const after = Object.fromEntries(CLUSTERS.map((c) => [c, releases(p, c)]));
+    for (const c of CLUSTERS)
+      for (const [k, v] of Object.entries(after[c])) expect([c, k, v.status]).toEqual([c, k, "deployed"]);
+    expect(after["dev"]["cassandra-system/cassandra"].chart).toBe("helm-nvcf-cassandra@0.20.1");
+    expect(after["dev"]["nvcf/api"].chart).toBe("helm-nvcf-api@1.25.1");
+    expect(after["gpu-a"]["nvca-operator/nvca-operator"].chart).toBe("helm-nvca-operator@1.21.3");
+    expect(after["gpu-b"]["grove-system/grove-operator"].chart).toBe("grove-charts@v0.1.0-alpha.11");
+    expect(after["gpu-b"]["kai-scheduler/kai-scheduler"].chart).toBe("kai-scheduler@v0.16.7");
+    for (const c of CLUSTERS)
+      for (const [k, b] of Object.entries(before[c])) {
+        const a = after[c][k];
+        const changed = a.chart !== b.chart || a.config !== b.config;
+        // A release upgraded has a new chart or new values; one with neither kept its revision.
+        expect([c, k, a.rev > b.rev]).toEqual([c, k, changed]);
+      }
+    for (const k of ["nvcf/nvct-api", "nvcf/notary-service", "sis/sis", "cert-manager/cert-manager"])
+      expect([k, after["dev"][k].rev]).toEqual([k, before["dev"][k].rev]);
+  });
+
+  test("the data: every marker and claim where it was (same UIDs, none deleted), Cassandra's rows readable", () => {
+    for (const c of CLUSTERS) {
+      const now = claims(p, c);
+      for (const [k, v] of Object.entries(claimsBefore[c])) {
+        expect([c, k, now[k]?.uid]).toEqual([c, k, v.uid]);
+        expect([c, k, fs.readFileSync(path.join(v.dir, "nvcf-upgrade-marker"), "utf8")]).toEqual([
+          c,
+          k,
+          marker(c, k),
+        ]);
+      }
+    }
+    expect(markerRows(p)).toMatch(/^\s+count\n-+\n\s+3\n/m);
+    // NVIDIA's own chart mounts the Bitnami-nested data with subPath data.
+    expect(
+      p.kubectl(
+        "dev",
+        "-n",
+        "cassandra-system",
+        "get",
+        "statefulset",
+        "cassandra",
+        "-o",
+        "jsonpath={.spec.template.spec.containers[0].volumeMounts[0].subPath}",
+      ),
+    ).toBe("data");
+  });
+
+  test("the GPU clusters keep their registration IDs; NVCFBackends healthy; nvcf status exit 0; outputs at 0.8.0", () => {
+    expect(outputs(p, "dev")["clusterRegistrations"]).toEqual(registrations);
+    for (const c of ["gpu-a", "gpu-b"]) {
+      expect(ids(p, c)).toBe(identity[c]);
+      expect(
+        p.kubectl(
+          c,
+          "get",
+          "nvcfbackends.nvcf.nvidia.io",
+          "-n",
+          "nvca-operator",
+          "-o",
+          "jsonpath={.items[*].status.agentStatus}",
+        ),
+      ).toBe("healthy");
+    }
+    const s = nvcf(p, "status", "--env", "dev");
+    expect([s.code, lines(s.out).pop()]).toEqual([
+      EXIT.ok,
+      expect.stringMatching(/^status: (\d+) checks, \1 passed, 0 failed, 0 warnings$/),
+    ]);
+    for (const st of ["dev", "dev-gpu-a", "dev-gpu-b"])
+      expect([st, outputs(p, st)["bundleVersion"]]).toEqual([st, "0.8.0"]);
+    expect(outputs(p, "dev")["cassandraDataLayout"]).toBe("bitnami");
+  }, 300_000);
+
+  test("a second preview shows no changes; a second upgrade has nothing to do", () => {
+    const r = nvcf(p, "preview", "--env", "dev", "--expect-no-changes");
+    expect([r.code, lines(r.out)]).toEqual([
+      EXIT.ok,
+      ["dev: no changes", "dev-gpu-a: no changes", "dev-gpu-b: no changes", "no changes in 3 stacks"],
+    ]);
+    const again = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain");
+    expect([again.code, again.out]).toEqual([
+      EXIT.ok,
+      "environment dev is at NVCF bundle 0.8.0: nothing to upgrade\n",
+    ]);
+  }, 600_000);
+
+  test("no secret in anything printed", () => {
+    expect([...transcript, ...p.transcript].join("\n")).not.toContain(REGISTRY_KEY);
+  });
+});
