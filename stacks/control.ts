@@ -204,7 +204,13 @@ async function buildControlPlane(
   // what the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
-  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses), ...installed, ...accountSettings };
+  const outputs = {
+    ...contract,
+    ...extra,
+    releases: pulumi.output(statuses),
+    ...installed,
+    ...accountSettings,
+  };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
