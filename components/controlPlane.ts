@@ -25,8 +25,10 @@ import {
   controlValues,
   sidecarUser,
 } from "../values/control";
+import { accountName, managedCredentials } from "../values/accounts";
 import { dockerAuth } from "../values/credentials";
 import { serviceHosts } from "../values/routes";
+import { AccountSettings } from "./accounts";
 import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
@@ -75,6 +77,15 @@ export interface ControlPlaneArgs {
   upgrade?: { plan: UpgradePlan; access: StepAccess };
 }
 
+/**
+ * The api release's values that only its account-bootstrap hook reads, and only when it creates the account: a
+ * later change is applied by `AccountSettings` (components/accounts.ts) and does not touch the release.
+ */
+export const API_INSTALL_ONLY_VALUES = [
+  "api.accountBootstrap.registryCredentials",
+  "api.accountBootstrap.limits",
+];
+
 /** Namespaces that route backends live in; they carry `nvcf/platform=true` (docs/upstream-facts.md §1.12). */
 const PLATFORM_NAMESPACES = new Set(["api-keys", "ess", "sis", "nvcf", "nvcf-ui"]);
 
@@ -93,6 +104,8 @@ interface FirstStep {
   nsName: (ns: string) => pulumi.Input<string>;
   pullSecrets: PullSecrets | undefined;
   secrets: ControlSecrets<pulumi.Output<string>>;
+  /** The key of the account's registry credentials (`functionRegistryKey`, else `registryKey`), a secret. */
+  functionKey: pulumi.Output<string> | undefined;
 }
 
 /**
@@ -114,6 +127,8 @@ export class ControlPlane extends pulumi.ComponentResource {
   /** `nats://<gateway address>:4222`, "" while there is no address. */
   natsUrl!: pulumi.Output<string>;
   registrations!: pulumi.Output<Record<string, Registration>>;
+  /** The account's registry credentials and limits as applied after install. */
+  accounts!: AccountSettings;
   /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
   teardownGuard!: TeardownGuard;
   /** The upgrade steps (components/upgradeSteps.ts), in the order created; empty without `upgrade`. */
@@ -240,13 +255,13 @@ export class ControlPlane extends pulumi.ComponentResource {
       ).metadata.name;
     }
 
-    this.first = { flags, releases, protect, namespaces, nsName, pullSecrets, secrets };
+    this.first = { flags, releases, protect, namespaces, nsName, pullSecrets, secrets, functionKey };
   }
 
   /** The second step of `create`: everything that recovery's `adopt` decides or that depends on the releases. */
   private addReleases(name: string, args: ControlPlaneArgs, adopt: Record<string, string>): void {
     const cfg = args.config;
-    const { flags, releases, protect, namespaces, nsName, pullSecrets, secrets } = this.first;
+    const { flags, releases, protect, namespaces, nsName, pullSecrets, secrets, functionKey } = this.first;
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
@@ -288,6 +303,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: adopt[r.name],
+          installOnlyValues: r.name === "api" ? API_INSTALL_ONLY_VALUES : undefined,
           ...(r.name === "cassandra" && steps?.adopting ? { atomic: false } : {}),
         },
         { parent: this, dependsOn, protect: protect && r.stateful === true },
@@ -335,11 +351,33 @@ export class ControlPlane extends pulumi.ComponentResource {
     }
     this.registrations = pulumi.output(regs) as pulumi.Output<Record<string, Registration>>;
 
+    // Account settings after install: the account exists once the api release (and its bootstrap hook) is done;
+    // the CLI reaches the API through the gateway routes with an admin token from admin-issuer-proxy and api-keys.
+    // In a bundle move these are the releases at the new bundle, so the commands follow the move's phases too.
+    const accountDeps = ["api", "ingress", "admin-issuer-proxy", "api-keys", "openbao-server"]
+      .map((n) => this.releases[n])
+      .filter((x): x is NvcfRelease => x !== undefined);
+    this.accounts = new AccountSettings(
+      `${name}-account`,
+      {
+        accountName: accountName(cfg),
+        limits: cfg.accounts.limits,
+        credentials: managedCredentials(cfg).map((m) => m.credential),
+        key: functionKey ?? pulumi.secret(""),
+        endpoints,
+        cliPath: cfg.nvcfCli.path,
+      },
+      { parent: this, dependsOn: accountDeps },
+    );
+
     // Deleted first on destroy: refuses while a compute-plane stack still references this one.
     this.teardownGuard = new TeardownGuard(
       `${name}-teardown-guard`,
       { stackName: args.stackName },
-      { parent: this, dependsOn: [...Object.values(this.releases), ...gateway.releases, ...regResources] },
+      {
+        parent: this,
+        dependsOn: [...Object.values(this.releases), ...gateway.releases, ...regResources, this.accounts],
+      },
     );
 
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, registrations: this.registrations });

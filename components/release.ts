@@ -86,6 +86,13 @@ export interface NvcfReleaseArgs {
    */
   adopt?: string;
   /**
+   * Paths under `values` (e.g. `api.accountBootstrap.limits`) whose changes are not applied to an installed
+   * release: Pulumi's `ignoreChanges` on `values.<path>`. An install takes them as given; later changes neither
+   * show in the release's diff nor reach Helm (for settings a hook applies only when it creates something, which
+   * another resource keeps up to date: components/accounts.ts).
+   */
+  installOnlyValues?: string[];
+  /**
    * Roll a failed install or upgrade back (`atomic`; default true). Off for a Cassandra whose data was adopted
    * from the Bitnami chart (components/upgradeSteps.ts): a rollback across the change of chart lineage would put
    * the Bitnami StatefulSet back over the adopted claims, or fail on its immutable fields.
@@ -148,7 +155,10 @@ export class NvcfRelease extends pulumi.ComponentResource {
       {
         parent: this,
         dependsOn: opts?.dependsOn,
-        ignoreChanges: ["disableOpenapiValidation"],
+        ignoreChanges: [
+          "disableOpenapiValidation",
+          ...(args.installOnlyValues ?? []).map((p) => `values.${p}`),
+        ],
         ...adoptOptions(args.adopt),
       },
     );

@@ -10,6 +10,7 @@ import {
   releaseSpec,
 } from "../catalog/releases";
 import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
+import { accountConfigRules } from "../values/accounts";
 import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
 import { routeProblems } from "./meaning";
 import { valueAt } from "./paths";
@@ -666,6 +667,9 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       describe(cfg.cassandra.preset),
       "pulumi config set --path nvcf:cassandra.preset xlarge",
     );
+
+  // Registry credentials the account bootstrap and nvcf-cli would have the API refuse (values/accounts.ts).
+  out.push(...accountConfigRules(cfg));
 
   // Account limits (docs/upstream-facts.md §1.9, §4 row 33).
   const limits: [keyof ControlPlaneConfig["accounts"]["limits"], number][] = [

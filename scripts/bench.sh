@@ -79,7 +79,7 @@ if [ -z "${NVCF_BENCH_DIR:-}" ]; then
   keep_dir=0
 fi
 export NVCF_LOCAL_DIR="$NVCF_BENCH_DIR"
-unset PULUMI_BACKEND_URL NVCF_CLI_ICMS_DIR KUBECONFIG_NVCF
+unset PULUMI_BACKEND_URL NVCF_CLI_ICMS_DIR NVCF_CLI_API_DIR KUBECONFIG_NVCF
 # shellcheck source=scripts/stack-env.sh
 source scripts/stack-env.sh
 # `--event-log` is shown by the CLI only with debug commands on.

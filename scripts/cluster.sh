@@ -37,6 +37,8 @@
 # No container runs on kwok, so nothing executes the NVCA operator helm-nvca-operator deploys: `up` starts a
 # stand-in operator (tests/bin/nvca-operator, a host process) per GPU cluster, which creates the NVCFBackend
 # and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
+# Nothing runs nvcf-api's account-bootstrap hook either: `up` starts tests/bin/account-bootstrap for nvcf-dev, which
+# applies the hook's payload to the stand-in NVCF API in $NVCF_LOCAL_DIR/nvcf-api/ (pid, log and the API's data there).
 # Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
 # (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
 # Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
@@ -473,6 +475,7 @@ up_one() {
   fi
   operator_start "$name"
   inpod_start "$name"
+  bootstrap_start "$name"
   log "cluster $name: ready ($(( $(now_s) - t0 ))s, context kwok-$name)"
 }
 
@@ -528,11 +531,30 @@ gateway_start() {
 }
 gateway_stop() { host_process_stop "$GATEWAY_DIR" "$1" "$(gateway_match "$1")" "stand-in gateway controller"; }
 
+# The stand-in of nvcf-api's account-bootstrap hook container (tests/bin/account-bootstrap; what it does is in its
+# header), for the control-plane cluster only: a detached host process like the operator, with the stand-in NVCF API
+# it writes to (nvcf-cli reads it through NVCF_CLI_API_DIR, scripts/stack-env.sh), its pid file and log in $API_DIR.
+# The API's data lives as long as the cluster: `down` removes it.
+API_DIR="$NVCF_LOCAL_DIR/nvcf-api"
+bootstrap_match() { echo "account-bootstrap --kubeconfig $KWOK_WORKDIR/clusters/$1/kubeconfig.yaml "; }
+bootstrap_start() {
+  [ "$1" = nvcf-dev ] || return 0
+  host_process_start "$API_DIR" "$1" "$(bootstrap_match "$1")" "stand-in account bootstrap" \
+    node "$ROOT/tests/bin/account-bootstrap" --kubeconfig "$KWOK_WORKDIR/clusters/$1/kubeconfig.yaml" \
+    --context "kwok-$1" --api-dir "$API_DIR" --kubectl "$(command -v kubectl)" --pid-file "$API_DIR/$1.pid"
+}
+bootstrap_stop() {
+  [ "$1" = nvcf-dev ] || return 0
+  host_process_stop "$API_DIR" "$1" "$(bootstrap_match "$1")" "stand-in account bootstrap"
+  rm -f "$API_DIR/nvcf-api.json"
+}
+
 down_one() {
   local name=$1
   operator_stop "$name"
   gateway_stop "$name"
   inpod_stop "$name"
+  bootstrap_stop "$name"
   if exists "$name"; then
     # The host-path volumes live on this machine: remove the directories of this cluster's volumes.
     local p

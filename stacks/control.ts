@@ -18,6 +18,7 @@ import { stackFileText, withSecretReleaseValues } from "../config/load";
 import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
+import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
 import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
@@ -52,30 +53,35 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 
 /**
  * Builds the control plane from a validated config. Output: the stack outputs (contract), the `releases`
- * statuses and the installed-settings record (`installed`, secret `installedDigests`). Errors: `ConfigError`
- * listing at once every setting that cannot change in place against what the stack deployed (config/installed.ts)
- * and every GPU-cluster setting the deployed registrations cannot take (config/identity.ts), then a missing
- * kubeconfig context of a GPU cluster, all before any resource but the read of the stack's own outputs is
- * registered.
+ * statuses, the installed-settings record (`installed`, secret `installedDigests`) and what the account got
+ * (`accountSettings`). Errors: `ConfigError` listing at once every setting that cannot change in place against
+ * what the stack deployed (config/installed.ts), every GPU-cluster setting the deployed registrations cannot take
+ * (config/identity.ts) and every account setting the API cannot change (values/accounts.ts
+ * `accountChangeRules`) or a bundle move the planner refuses (components/upgradePlan.ts `planUpgrade`), then a
+ * missing kubeconfig context of a GPU cluster, all before any resource but the read
+ * of the stack's own outputs is registered.
  */
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
-  // `clusterRegistrations`): a setting that cannot change in place, or a registration cannot take, is refused
-  // here, before anything is touched or read from a cluster (config/installed.ts, config/identity.ts), and so is
-  // a bundle upgrade the program cannot make (components/upgradePlan.ts).
+  // `clusterRegistrations`): a setting that cannot change in place, a registration cannot take, or the API cannot
+  // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
+  // config/identity.ts, values/accounts.ts), and so is a bundle upgrade the program cannot make
+  // (components/upgradePlan.ts); every refusal in one ConfigError.
   const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
   const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
-  const identity = identityProblems(cfg, deployed);
+  const problems = [
+    ...identityProblems(cfg, deployed),
+    ...accountChangeRules(cfg, readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT])),
+  ];
   try {
     refuseInstalledChanges(pulumi.getStack(), cfg, previous);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    throw new ConfigError(pulumi.getStack(), [...identity, ...e.problems]);
+    problems.push(...e.problems);
   }
-  if (identity.length > 0) throw new ConfigError(pulumi.getStack(), identity);
-  const plan = controlUpgradePlan(cfg, previous);
+  const plan = controlUpgradePlan(cfg, previous, problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
@@ -194,9 +200,17 @@ async function buildControlPlane(
   const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
     ? {}
     : { cassandraDataLayout: pulumi.output(layout) };
-  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts).
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts), and
+  // what the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
-  const outputs = { ...contract, ...extra, releases: pulumi.output(statuses), ...installed };
+  const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
+  const outputs = {
+    ...contract,
+    ...extra,
+    releases: pulumi.output(statuses),
+    ...installed,
+    ...accountSettings,
+  };
   if (pulumi.runtime.isDryRun()) return outputs;
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
@@ -204,7 +218,13 @@ async function buildControlPlane(
   const from = upgrade.plan.from;
   const settled = publishAsKnown(
     {
-      values: { ...rest, ...extra, ...installed, ...(from === undefined ? { bundleVersion } : {}) },
+      values: {
+        ...rest,
+        ...extra,
+        ...installed,
+        ...accountSettings,
+        ...(from === undefined ? { bundleVersion } : {}),
+      },
       maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
       ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },

@@ -20,6 +20,7 @@ import {
 import { ConfigError } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
 import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
 import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
 
@@ -40,6 +41,8 @@ export const INSTALLED_DIGESTS_OUTPUT = "installedDigests";
 export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
   INSTALLED_OUTPUT,
   INSTALLED_DIGESTS_OUTPUT,
+  // What the account got (control plane; values/accounts.ts `accountChangeRules`).
+  ACCOUNT_SETTINGS_OUTPUT,
   ...UPGRADE_PREVIOUS_OUTPUTS,
 ];
 

@@ -11,6 +11,7 @@ import {
   formatPlan,
   planUpgrade,
 } from "../components/upgradePlan";
+import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import type { ComputeInputs } from "../values/compute";
 import type { PreviousOutputs } from "./previous";
@@ -21,11 +22,25 @@ function logPlan(plan: UpgradePlan): void {
 }
 
 /**
- * The control plane's plan. Input: the validated config, the stack's previous outputs. Output: the plan. Throws
- * `ConfigError` when the move is refused.
+ * The control plane's plan. Input: the validated config, the stack's previous outputs, and the problems the
+ * program's other refusals found in the same config (config/problems.ts). Output: the plan, logged when it moves.
+ * Throws `ConfigError` listing those problems and the planner's own together when there is any; nothing is
+ * logged then.
  */
-export function controlUpgradePlan(cfg: ControlPlaneConfig, previous: PreviousOutputs): UpgradePlan {
-  const plan = planUpgrade(controlSubject(cfg, pulumi.getStack()), previous.values);
+export function controlUpgradePlan(
+  cfg: ControlPlaneConfig,
+  previous: PreviousOutputs,
+  earlier: readonly Problem[] = [],
+): UpgradePlan {
+  let plan: UpgradePlan | undefined;
+  const problems = [...earlier];
+  try {
+    plan = planUpgrade(controlSubject(cfg, pulumi.getStack()), previous.values);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(...e.problems);
+  }
+  if (problems.length > 0 || plan === undefined) throw new ConfigError(pulumi.getStack(), problems);
   logPlan(plan);
   return plan;
 }

@@ -20,7 +20,7 @@ import { checkHealth } from "../../cli/health";
 import { decodeHelmRelease, encodeHelmRelease } from "../../kube/helmRecords";
 import { runPreflight } from "../../cli/preflight";
 import { EXIT, type Environment, type Finding, type StackFile } from "../../cli/types";
-import { copyProject } from "./project";
+import { LOCAL_API_DIR, copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
 const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
@@ -32,6 +32,7 @@ const ENV: NodeJS.ProcessEnv = {
   PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
   KUBECONFIG,
   NVCF_CLI_ICMS_DIR: path.join(work, ".icms"),
+  NVCF_CLI_API_DIR: LOCAL_API_DIR,
   PULUMI_SKIP_UPDATE_CHECK: "true",
   PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
 };

@@ -22,7 +22,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { EXIT, type Finding } from "../../cli/types";
 import { OBSERVABILITY_RELEASE_NAMES } from "../../values/observability";
-import { copyProject } from "./project";
+import { LOCAL_API_DIR, copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
 const KUBECONFIG = path.join(process.env["NVCF_LOCAL_DIR"] ?? CACHE, "clusters/kubeconfig");
@@ -46,6 +46,7 @@ const env: NodeJS.ProcessEnv = {
   PULUMI_CONFIG_PASSPHRASE: "nvcf-dev-local-passphrase",
   KUBECONFIG,
   NVCF_CLI_ICMS_DIR: icms,
+  NVCF_CLI_API_DIR: LOCAL_API_DIR,
   PULUMI_SKIP_UPDATE_CHECK: "true",
   PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
 };

@@ -17,6 +17,12 @@ export const LOCAL_DIR =
 /** The kubeconfig scripts/cluster.sh writes for the local clusters (contexts `kwok-nvcf-<cluster>`). */
 export const LOCAL_KUBECONFIG = path.join(LOCAL_DIR, "clusters/kubeconfig");
 
+/**
+ * The stand-in NVCF API of the local clusters (accounts, registry credentials): scripts/cluster.sh's account-bootstrap
+ * stand-in writes the account there, and the stand-in nvcf-cli finds it through `NVCF_CLI_API_DIR`.
+ */
+export const LOCAL_API_DIR = path.join(LOCAL_DIR, "nvcf-api");
+
 /** The passphrase of the embedded default's stack files (their secrets decrypt with it). */
 export const PASSPHRASE = "nvcf-dev-local-passphrase";
 
@@ -90,6 +96,7 @@ export function e2eProject(
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     KUBECONFIG: options.kubeconfig ?? LOCAL_KUBECONFIG,
     NVCF_CLI_ICMS_DIR: icms,
+    NVCF_CLI_API_DIR: LOCAL_API_DIR,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     ...options.env,

@@ -27,7 +27,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { releaseSpec } from "../../catalog/releases";
 import { readHelmRelease } from "../../kube/helmRecords";
-import { copyProject } from "./project";
+import { LOCAL_API_DIR, copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
 const LOCAL = process.env["NVCF_LOCAL_DIR"] ?? CACHE;
@@ -45,6 +45,7 @@ const env: NodeJS.ProcessEnv = {
   KUBECONFIG,
   KWOK_WORKDIR: path.join(LOCAL, "kwok"),
   NVCF_CLI_ICMS_DIR: path.join(work, ".icms"),
+  NVCF_CLI_API_DIR: LOCAL_API_DIR,
   PULUMI_SKIP_UPDATE_CHECK: "true",
   PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
 };

@@ -3,12 +3,15 @@
  * (scripts/cluster.sh up), with the stand-in charts and the stand-in nvcf-cli. Runs in a copy of the
  * project (so config edits never touch the checkout) with a fresh local state backend.
  *
- * Order: up dev → no-change preview → add-on adds only its release → up both GPU clusters (dev-gpu-b with
+ * Order: up dev → no-change preview → add-on adds only its release → account settings changed after install
+ * (a registry credential's key and a limit reach the stand-in NVCF API through nvcf-cli; a change the API cannot
+ * make is refused) → up both GPU clusters (dev-gpu-b with
  * every add-on: KAI, Grove, Dynamo, topology) → operator identity, add-on releases and node tuner checked on
  * the clusters → no-change previews → an NCA id change is refused → a region change of gpu-a keeps its IDs and
  * restarts its operator with the new region → wrong-order destroy refused → ordered destroy leaves nothing behind.
  */
 import { spawnSync } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
@@ -18,9 +21,11 @@ import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
-import { diagnostics, e2eProject, resetLocalClusters } from "./project";
+import { LOCAL_API_DIR, diagnostics, e2eProject, resetLocalClusters } from "./project";
 
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
+/** The function-registry key the account-settings tests rotate to (a sentinel: it must never be printed). */
+const NEW_FUNCTION_KEY = "rotated-function-registry-key-sentinel-5e0c";
 
 /** `pulumi preview` and `pulumi up` run with the project's policy pack (policy/, docs/policy-and-ci.md). */
 const withPolicy = (args: string[]) =>
@@ -132,16 +137,15 @@ function devConfig(): ControlPlaneConfig {
     config: Record<string, unknown>;
   };
   const raw: Record<string, string> = {};
+  // A secret's value does not matter here (the registry keys' stand-in); which keys are secret does.
+  const secret = new Set<string>();
   for (const [k, v] of Object.entries(doc.config)) {
     const key = k.replace(/^nvcf:/, "");
-    raw[key] =
-      typeof v === "object" && v !== null && "secure" in v
-        ? REGISTRY_KEY
-        : typeof v === "string"
-          ? v
-          : JSON.stringify(v);
+    const isSecret = typeof v === "object" && v !== null && "secure" in v;
+    if (isSecret) secret.add(key);
+    raw[key] = isSecret ? REGISTRY_KEY : typeof v === "string" ? v : JSON.stringify(v);
   }
-  return validateConfig(raw, new Set(["registryKey"]), "dev") as ControlPlaneConfig;
+  return validateConfig(raw, secret, "dev") as ControlPlaneConfig;
 }
 
 beforeAll(() => {
@@ -265,7 +269,6 @@ describe("control plane", () => {
       "nvcf:releaseValues.cassandra.cassandra.resourcesPreset",
       "large",
     );
-    pulumi("dev", "config", "set", "--path", "nvcf:accounts.limits.maxFunctions", "7");
     pulumi("dev", "config", "set", "--secret", "nvcf:cassandraPassword", NEW_PASSWORD);
     // A new Cassandra password is refused unless allowed (config/installed.ts); allowed, the preview shows it.
     pulumi("dev", "config", "set", "--path", "nvcf:allowInstalledChanges[0]", "cassandra.password");
@@ -284,11 +287,9 @@ describe("control plane", () => {
     };
     const openbao = block("nvcf-openbao-server");
     const cassandra = block("nvcf-cassandra");
-    const api = block("nvcf-api");
     // Every changed non-secret leaf, with its old and new value.
     expect(openbao).toMatch(/~ replicas: 2 => 3/);
     expect(cassandra).toMatch(/~ resourcesPreset\s*: "xlarge" => "large"/);
-    expect(api).toMatch(/~ maxFunctions: 10 => 7/);
     // The secret leaf is masked by itself, next to the visible change of the same release.
     expect(cassandra).toMatch(/~ serviceRolePassword: \[secret\] => \[secret\]/);
     // OpenBao takes the password by reference: the reference (a new Secret name) shows, the value does not.
@@ -299,7 +300,7 @@ describe("control plane", () => {
       /~ DEFAULT_CASSANDRA_PASSWORD: \[secret\] => \[secret\]/,
     );
     // No release's values, and no list in them, is masked as a whole.
-    for (const b of [openbao, cassandra, api])
+    for (const b of [openbao, cassandra])
       expect(b).not.toMatch(/(values|env|migrations|cassandra|api)\s*: \[secret\]/);
     expect(out).not.toContain(NEW_PASSWORD);
     expect(out).not.toContain(REGISTRY_KEY);
@@ -307,7 +308,6 @@ describe("control plane", () => {
     pulumi("dev", "config", "rm", "nvcf:cassandraPassword");
     pulumi("dev", "config", "rm", "nvcf:allowInstalledChanges");
     pulumi("dev", "config", "rm", "--path", "nvcf:openbao.injectorReplicas");
-    pulumi("dev", "config", "rm", "--path", "nvcf:accounts.limits");
     pulumi("dev", "config", "rm", "nvcf:releaseValues");
     pulumi("dev", "preview", "--expect-no-changes");
   });
@@ -374,6 +374,127 @@ describe("control plane", () => {
     );
     pulumi("dev", "up", "--yes", "--skip-preview");
     expect(deployedReleases("dev")).toContain("nvcf-ui");
+    pulumi("dev", "preview", "--expect-no-changes");
+  });
+});
+
+describe("account settings after install: applied through nvcf-cli, refused where the API cannot change them", () => {
+  /** The stand-in NVCF API's state (tests/bin/nvcf-api.js), written by the account-bootstrap stand-in and nvcf-cli. */
+  const apiState = () =>
+    JSON.parse(fs.readFileSync(path.join(LOCAL_API_DIR, "nvcf-api.json"), "utf8")) as {
+      accounts: {
+        ncaId: string;
+        adminClientIds: string[];
+        maxFunctionsAllowed: number;
+        registryCredentials: {
+          registryHostname: string;
+          registryCredentialId: string;
+          provisionedBy: string;
+          artifactTypes: string[];
+          secretSha256: string;
+        }[];
+      }[];
+      events: { by: string; op: string; status: number; secretSha256?: string }[];
+    };
+  const account = () => apiState().accounts.find((a) => a.ncaId === "nvcf-default")!;
+  const credential = () =>
+    account().registryCredentials.find((c) => c.registryHostname === "registry.nvcf.test")!;
+  /** What the stand-in API keeps of a credential's secret (base64 of user:key, as the API receives it). */
+  const digest = (key: string) =>
+    crypto
+      .createHash("sha256")
+      .update(Buffer.from(`robot:${key}`).toString("base64"))
+      .digest("hex");
+
+  test("the install: the bootstrap hook created the account with the stack's credential and limits; the resources took it over", () => {
+    const state = apiState();
+    // The hook of the first install (the stand-in plays its container), then the program's nvcf-cli runs.
+    expect(state.events[0]).toMatchObject({ by: "account-bootstrap", op: "create-account", status: 200 });
+    expect(state.events.filter((e) => e.op === "create-account" && e.status === 200)).toHaveLength(1);
+    expect(account()).toMatchObject({ adminClientIds: ["ncp"], maxFunctionsAllowed: 10 });
+    expect(credential()).toMatchObject({
+      provisionedBy: "SYSTEM",
+      artifactTypes: ["CONTAINER"],
+      secretSha256: digest(REGISTRY_KEY),
+    });
+    // The stack's record of it (values/accounts.ts), which the next run's refusals compare with.
+    const settings = outputs("dev")["accountSettings"];
+    expect(settings.limits).toEqual({
+      maxFunctions: 10,
+      maxTasks: 10,
+      maxTelemetries: 10,
+      maxRegistryCreds: 10,
+    });
+    expect(settings.registryCredentials["registry.nvcf.test"]).toMatchObject({
+      registryCredentialId: credential().registryCredentialId,
+      provisionedBy: "SYSTEM",
+      secretName: "nvcr-containers",
+    });
+  });
+
+  test("a new key and a new limit preview as the commands that apply them; the api release does not change", () => {
+    // The key on standard input, so that no command line (nor the transcript) holds it.
+    project.pulumi("dev", ["config", "set", "--secret", "nvcf:functionRegistryKey"], {
+      input: NEW_FUNCTION_KEY,
+    });
+    pulumi("dev", "config", "set", "--path", "nvcf:accounts.limits.maxFunctions", "7");
+    // The project's own summary (cli/verbs/preview.ts): every change with the resource that applies it.
+    const r = project.run("npx", ["nvcf", "preview", "--env", "dev", "--stack", "dev"]);
+    const out = r.stdout;
+    const summary = out.split("\n").filter((l) => /^(dev:|  [~+-]|1 of 1 stack)/.test(l));
+    expect(summary).toHaveLength(4);
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        "dev: 0 releases and 2 other resources would change",
+        expect.stringMatching(
+          /^ {2}~ command:local:Command nvcf-account-credential-registry\.nvcf\.test \(update\): environment\.NVCFP_KEY_FINGERPRINT: "[0-9a-f]{16}" → "[0-9a-f]{16}"$/,
+        ),
+        '  ~ command:local:Command nvcf-account-limits (update): environment.NVCFP_MAX_FUNCTIONS: "10" → "7"',
+        "1 of 1 stack would change: 0 releases, 2 other resources",
+      ]),
+    );
+    expect(out + r.stderr).not.toContain(NEW_FUNCTION_KEY);
+  });
+
+  test("a change the API cannot make to the deployed account is refused before anything is touched, with the fix", () => {
+    pulumi(
+      "dev",
+      "config",
+      "set",
+      "--path",
+      "nvcf:accounts.registryCredentials[0].description",
+      "other text",
+    );
+    const r = pulumiMayFail("dev", "preview");
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    expect(out).toContain(
+      'error: stack "dev" has 1 config problem; nothing was changed:\n' +
+        '      - nvcf:accounts.registryCredentials[0].description: expected "", the description the API holds ' +
+        '(nvcf-cli cannot change a credential\'s description after it is created), found "other text". ' +
+        "Fix: pulumi config set --path 'nvcf:accounts.registryCredentials[0].description' ''",
+    );
+    expect(out).not.toMatch(/unhandled exception|\n\s+at /);
+    pulumi("dev", "config", "rm", "--path", "nvcf:accounts.registryCredentials[0].description");
+  });
+
+  test("up applies both through nvcf-cli: the API holds the new key and limit; a second preview shows no changes", () => {
+    const before = apiState().events.length;
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(credential().secretSha256).toBe(digest(NEW_FUNCTION_KEY));
+    expect(account().maxFunctionsAllowed).toBe(7);
+    const calls = apiState()
+      .events.slice(before)
+      .map((e) => [e.by, e.op, e.status]);
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        ["nvcf-cli", "update-account", 200],
+        ["nvcf-cli", "update-credential", 200],
+      ]),
+    );
+    // Nothing went through the api release: no account-bootstrap run.
+    expect(calls.filter(([by]) => by === "account-bootstrap")).toEqual([]);
+    expect(outputs("dev")["accountSettings"].limits.maxFunctions).toBe(7);
     pulumi("dev", "preview", "--expect-no-changes");
   });
 });
@@ -694,8 +815,10 @@ describe("teardown", () => {
       .map((s) => pulumi(s, "stack", "export", "--show-secrets=false").stdout)
       .join("\n");
     const all = transcript.join("\n") + exported;
-    expect(all).not.toContain(REGISTRY_KEY);
-    expect(all).not.toContain(Buffer.from(`robot:${REGISTRY_KEY}`).toString("base64"));
+    for (const key of [REGISTRY_KEY, NEW_FUNCTION_KEY]) {
+      expect(all).not.toContain(key);
+      expect(all).not.toContain(Buffer.from(`robot:${key}`).toString("base64"));
+    }
     expect(all).not.toMatch(/nvapi-stand-in-[0-9a-f]+/);
   });
 });

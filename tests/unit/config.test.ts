@@ -189,7 +189,8 @@ describe("control-plane rules", () => {
       "account limit maxRegistryCreds",
       { accounts: j({ limits: { maxRegistryCreds: 26 } }) },
       "nvcf:accounts.limits.maxRegistryCreds",
-      { accounts: j({ limits: { maxRegistryCreds: 1 } }) },
+      // The default credentials the account gets: NGC containers and Helm (the models entry is not applied).
+      { accounts: j({ limits: { maxRegistryCreds: 2 } }) },
     ],
     [
       "account limit maxTasks",

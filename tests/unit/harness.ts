@@ -153,6 +153,39 @@ export function registerOutput(name: string, region: string): string {
   ].join("\n");
 }
 
+/**
+ * What the account-settings commands (components/accounts.ts) print, as nvcf-cli's `--json` answers: the account's
+ * limits for the limits command, the credential (provisioned by the account bootstrap) for a credential command.
+ */
+export function accountCommandOutput(env: Record<string, string>): string {
+  if (env["NVCFP_REGISTRY_HOST"]) {
+    const host = env["NVCFP_REGISTRY_HOST"];
+    const hex = Buffer.from(host).toString("hex").padEnd(32, "0").slice(0, 32);
+    return JSON.stringify({
+      registryCredential: {
+        registryCredentialId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`,
+        registryCredentialName: "credentials",
+        registryHostname: host,
+        artifactTypes: (env["NVCFP_ARTIFACT_TYPES"] ?? "").split(",").filter(Boolean),
+        description: env["NVCFP_DESCRIPTION"] ?? "",
+        tags: JSON.parse(env["NVCFP_TAGS"] ?? "[]"),
+        provisionedBy: "SYSTEM",
+      },
+    });
+  }
+  return JSON.stringify({
+    account: {
+      ncaId: env["NVCFP_ACCOUNT"],
+      adminClientIds: ["ncp"],
+      name: env["NVCFP_ACCOUNT"],
+      maxFunctionsAllowed: Number(env["NVCFP_MAX_FUNCTIONS"]),
+      maxTasksAllowed: Number(env["NVCFP_MAX_TASKS"]),
+      maxTelemetriesAllowed: Number(env["NVCFP_MAX_TELEMETRIES"]),
+      maxRegistryCredentialsAllowed: Number(env["NVCFP_MAX_REGISTRY_CREDS"]),
+    },
+  });
+}
+
 /** Strips the wire form of secrets (`{<sig>: <secret sig>, value}`) that mocks may receive. */
 export function unwrapSecrets(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(unwrapSecrets);
@@ -280,7 +313,9 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 const env = unwrapSecrets(args.inputs.environment ?? {}) as Record<string, string>;
                 state["stdout"] = env["NVCFP_CLUSTER_NAME"]
                   ? registerOutput(env["NVCFP_CLUSTER_NAME"], env["NVCFP_REGION"])
-                  : "";
+                  : env["NVCFP_ACCOUNT"]
+                    ? accountCommandOutput(env)
+                    : "";
                 state["stderr"] = "";
                 break;
               }

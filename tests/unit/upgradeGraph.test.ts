@@ -4,6 +4,7 @@
  * move imposes, the values an adopted Cassandra keeps, the outputs, and the refusals before anything is touched.
  */
 import * as path from "node:path";
+import { API_INSTALL_ONLY_VALUES } from "../../components/controlPlane";
 import { SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
 import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
 import { ConfigError } from "../../config/problems";
@@ -112,6 +113,19 @@ describe("dev, 0.7.0 → 0.8.0", () => {
     expect(r.outputs["cassandraDataLayout"]).toBe("bitnami");
     expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
   });
+
+  test("the account commands follow the api release at the new bundle, so the move's phases too", () => {
+    // 0.8.0's api chart (catalog/releases.ts), upgraded from 0.7.0's 1.23.9 in the same Pulumi resource.
+    expect(byName(r, "nvcf-api").inputs["version"]).toBe("1.25.1");
+    expect(byName(r, "nvcf-api").dependsOn).toContain("nvcf-cassandra-adoption-verify");
+    expect(byName(r, "nvcf-api").ignoreChanges).toEqual(
+      expect.arrayContaining(API_INSTALL_ONLY_VALUES.map((p) => `values.${p}`)),
+    );
+    expect(byName(r, "nvcf-account-limits").dependsOn).toContain("nvcf-api");
+    expect(byName(r, "nvcf-account-credential-registry.nvcf.test").dependsOn).toEqual([
+      "nvcf-account-limits",
+    ]);
+  });
 });
 
 describe("dev after the move (deployed at 0.8.0, data adopted)", () => {
@@ -177,6 +191,41 @@ describe("refused before anything is touched", () => {
     expect(r.error?.message).toMatch(
       /^stack "dev" has 1 config problem; nothing was changed:\n {2}- nvcf:bundleVersion: expected 0\.8\.0 or a later bundle/,
     );
+    expect(r.resources.map((x) => x.type)).toEqual(["pulumi:pulumi:StackReference"]);
+  });
+
+  test("with a change the API cannot make to the account: both refusals in one ConfigError", async () => {
+    const at080 = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      previousOutputs: deployed("0.8.0", "bitnami"),
+    });
+    expect(at080.error).toBeUndefined();
+    const r = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      overrides: {
+        bundleVersion: "0.7.0",
+        accounts: {
+          registryCredentials: [
+            {
+              registryHostname: "registry.nvcf.test",
+              secretName: "nvcr-containers",
+              artifactTypes: ["CONTAINER"],
+              username: "robot",
+              description: "changed",
+            },
+          ],
+        },
+      },
+      previousOutputs: { ...deployed("0.8.0", "bitnami"), accountSettings: at080.outputs["accountSettings"] },
+    });
+    expect(r.error).toBeInstanceOf(ConfigError);
+    expect((r.error as ConfigError).problems.map((p) => p.key)).toEqual([
+      "nvcf:accounts.registryCredentials[0].description",
+      "nvcf:bundleVersion",
+    ]);
+    expect(r.error?.message).toMatch(/^stack "dev" has 2 config problems; nothing was changed:/);
     expect(r.resources.map((x) => x.type)).toEqual(["pulumi:pulumi:StackReference"]);
   });
 
