@@ -110,8 +110,8 @@ interface FirstStep {
 
 /**
  * The control plane. Each release waits only for its real prerequisites (docs/upstream-facts.md §1.4 `needs`), its
- * namespace and the pull secret in it; there are no stage barriers between unrelated releases (user
- * report C14). Cassandra, OpenBao, NATS and the metrics store are protected from deletion unless
+ * namespace and the pull secret in it; there are no stage barriers between unrelated releases.
+ * Cassandra, OpenBao, NATS and the metrics store are protected from deletion unless
  * `nvcf:protectStatefulData` is false (default: protected outside `dev*` stacks).
  *
  * Outputs: `releases` (release name → component), `gatewayAddress`, `gatewayUrl`, `natsUrl`, `registrations` (GPU cluster name →

@@ -1,5 +1,5 @@
 /**
- * `NvcfGateway`: the Gateway API side of the control plane (docs/upstream-facts.md §1.12, issue 3 item 7).
+ * `NvcfGateway`: the Gateway API side of the control plane (docs/upstream-facts.md §1.12).
  * Either installs Envoy Gateway, the GatewayClass and a Gateway with the four listeners (opt-in), or
  * checks that the user's own Gateways have the listeners the enabled routes need. Either way it labels
  * the gateway namespace with `nvcf/platform=true` and exposes the address clients dial.

@@ -20,7 +20,7 @@ export interface InotifyTunerArgs {
   pauseImage: pulumi.Input<string>;
   /** Pull secret names in `kube-system` the pod references (empty: nodes authenticate to the registry). */
   imagePullSecrets?: string[];
-  /** Require at least one scheduled and ready pod (GPU nodes are expected), else fail (user report C16). */
+  /** Require at least one scheduled and ready pod (GPU nodes are expected), else fail. */
   requireNodes: boolean;
   /** How long to wait for the DaemonSet to be ready, in seconds. */
   timeoutSeconds: number;

@@ -1,6 +1,6 @@
 /**
  * Namespaces and image pull secrets: the program owns every namespace a release goes into (Helm never
- * creates one), so teardown removes workloads first and namespaces last (user report C5).
+ * creates one), so teardown removes workloads first and namespaces last.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";

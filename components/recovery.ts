@@ -1,5 +1,5 @@
 /**
- * Recovery from interrupted and failed runs (issue 8 point 6). Runs inside the program, before any release is
+ * Recovery from interrupted and failed runs. Runs inside the program, before any release is
  * registered, and brings Helm's own records and the Pulumi state back to something the next install or
  * upgrade can proceed from, so that a `pulumi up` after Ctrl-C, a killed CLI, a lost API server or a failed
  * install converges without hand-run commands. What it looks at and why (docs/recovery.md has the user's view):

@@ -34,7 +34,7 @@ const secretKeySet: ReadonlySet<string> = new Set(SECRET_KEYS);
 
 /**
  * Turns a raw config string into a value. Pulumi stores top-level keys as strings and `--path` objects as
- * JSON, so `"true"`/`"3"`/`"{…}"` become typed values, everything else stays a string (user report C17).
+ * JSON, so `"true"`/`"3"`/`"{…}"` become typed values, everything else stays a string.
  */
 export function parseRaw(raw: string): unknown {
   const t = raw.trim();

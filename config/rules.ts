@@ -38,7 +38,7 @@ export const isDevStack = (stack: string) => /^dev($|[-_])/.test(stack);
 type Charts = ControlPlaneConfig["charts"];
 
 /**
- * Chart source rules (docs/upstream-facts.md §1.2, user reports C1/C2; origins and mirrors: catalog/sources.ts). Input: the
+ * Chart source rules (docs/upstream-facts.md §1.2; origins and mirrors: catalog/sources.ts). Input: the
  * validated `charts` object, the plane and the bundle. Output: one problem per wrong key, naming the key and
  * the fix: a missing or unusable `charts.path`, a missing or non-https `charts.url`, the placeholder OCI
  * repository, unknown or unshipped `versionOverrides`, and per mirror an unparsable `location`, `credentials:
@@ -158,7 +158,7 @@ export function chartSourceRules(
 }
 
 /**
- * `releaseValues` rules (user report C13, issue 8): every mistake in a per-release override is a problem naming
+ * `releaseValues` rules: every mistake in a per-release override is a problem naming
  * its key. Input: the validated config of either plane and the rule context. Output, per override:
  * - a release this plane's catalog does not have (or one of the other plane), one that the stack's NVCF bundle
  *   does not ship, or one that is off in this config (the override would be silently unused);
@@ -760,7 +760,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
   out.push(...observabilityRules(cfg));
   out.push(...llmRules(cfg));
 
-  // GPU clusters (issue 4; docs/upstream-facts.md §4 rows 14, 26).
+  // GPU clusters (docs/upstream-facts.md §4 rows 14, 26).
   const names = new Set<string>();
   cfg.gpuClusters.forEach((c, i) => {
     if (names.has(c.name))
@@ -948,7 +948,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
   return out;
 }
 
-// ---- releaseValues: which config turns each release on, and the rules of first-class keys (issue 8) ----
+// ---- releaseValues: which config turns each release on, and the rules of first-class keys ----
 
 /** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in `values/`), for fixes. */
 const ENABLED_BY: Record<EnableFlag, string> = {

@@ -1,7 +1,7 @@
 /**
  * The typed shape of every stack's config, as zod schemas. Each top-level property is one Pulumi config
  * key in the `nvcf:` namespace (`pulumi config set --path nvcf:cassandra.replicas 3`). Objects are strict:
- * an unknown key is an error, never silently dropped (user report C13, docs/upstream-facts.md §4 row 21).
+ * an unknown key is an error, never silently dropped (docs/upstream-facts.md §4 row 21).
  *
  * Defaults are the upstream `environments/base.yaml` defaults (docs/upstream-facts.md §1.6 control plane, §2.4 compute plane)
  * unless a comment says otherwise. Keys listed in `SECRET_KEYS` must be set with `--secret`.
@@ -312,7 +312,7 @@ const addons = z
 
 const gatewayRef = z.strictObject({ name: str.default(""), namespace: str.default("") }).prefault({});
 
-/** Gateway API wiring (docs/upstream-facts.md §1.12) and the optional Envoy Gateway install (issue 3 item 7). */
+/** Gateway API wiring (docs/upstream-facts.md §1.12) and the optional Envoy Gateway install. */
 const gateway = z
   .strictObject({
     /** Install Envoy Gateway, the GatewayClass and the Gateway with the four listeners. Default: bring your own. */
@@ -386,7 +386,7 @@ const releaseValuesUnchecked = z.array(str.min(1)).default([]);
  */
 const allowInstalledChanges = z.array(str.min(1)).default([]);
 
-/** One GPU cluster registered by the control plane (issue 4 item 1). */
+/** One GPU cluster registered by the control plane. */
 const gpuCluster = z.strictObject({
   name: str.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a lowercase DNS label such as gpu-a"),
   region: str.min(1).default("us-west-1"),
@@ -568,7 +568,7 @@ export const controlPlaneSchema = z.strictObject({
 });
 export type ControlPlaneConfig = z.infer<typeof controlPlaneSchema>;
 
-/** Compute-plane stack config: `nvcf:plane: compute` (issue 4 items 2-3, docs/upstream-facts.md §2). */
+/** Compute-plane stack config: `nvcf:plane: compute` (docs/upstream-facts.md §2). */
 export const computePlaneSchema = z.strictObject({
   plane: z.literal("compute"),
   bundleVersion: z.enum(BUNDLE_VERSIONS).default("0.8.0"),

@@ -2,7 +2,7 @@
  * The control plane → compute plane contract: the stack outputs a compute-plane stack reads through a
  * StackReference. Both sides use this module: the control-plane stack exports with `toStackOutputs`,
  * compute-plane stacks read with `readControlPlane` (`requireOutput`, so a missing output fails with its
- * name). Non-secret values are plain outputs; each secret is its own output (user report C12).
+ * name). Non-secret values are plain outputs; each secret is its own output.
  */
 import * as pulumi from "@pulumi/pulumi";
 

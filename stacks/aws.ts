@@ -1,5 +1,5 @@
 /**
- * AWS pieces of the production-shaped example (issue 3 item 8): reach an EKS cluster and publish the route
+ * AWS pieces of the production-shaped example: reach an EKS cluster and publish the route
  * hostnames in Route 53. Imported dynamically, only when `nvcf:aws` asks for them.
  */
 import * as aws from "@pulumi/aws";

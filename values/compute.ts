@@ -521,7 +521,7 @@ export function groveValues(cfg: ComputePlaneConfig, images?: ImageMirror): Valu
  * operator image, `natsImageRegistry` is the registry host of the NATS images; unset, their mirror forms with
  * `images.thirdParty: mirror`, else the upstream ones. With a pull secret configured, the operator
  * (`dynamo-operator.imagePullSecrets`) and NATS (`nats.global.image.pullSecretNames`) reference it (NVIDIA's
- * stack passes none, so a private mirror could not be pulled from; issue 8 point 4).
+ * stack passes none, so a private mirror could not be pulled from).
  */
 export function dynamoValues(cfg: ComputePlaneConfig, images?: ImageMirror): Values {
   const d = cfg.addons.dynamoOperator;

@@ -1,5 +1,5 @@
 /**
- * Third-party images and how they are taken from the image mirror (issue 8 point 4).
+ * Third-party images and how they are taken from the image mirror.
  *
  * NVIDIA's own images always come from `<images.registry>/<images.repository>/<name>` (NVIDIA's
  * `global.image`). Every other image a release or a program-made workload runs is listed in

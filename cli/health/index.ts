@@ -1,5 +1,5 @@
 /**
- * `checkHealth`: verification after `up`, and `nvcf status` (issue 10 point 3). Read-only: per stack it reads the
+ * `checkHealth`: verification after `up`, and `nvcf status`. Read-only: per stack it reads the
  * cluster's Helm release records, workloads, Jobs, routes and (GPU clusters) the NVCA objects with kubectl, in
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */

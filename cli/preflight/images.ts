@@ -1,5 +1,5 @@
 /**
- * Image credentials (issue 10 point 2): every credential the program puts into an image pull secret is tried
+ * Image credentials: every credential the program puts into an image pull secret is tried
  * against its registry before anything is touched, the way a container runtime logs in (the Docker Registry
  * HTTP API v2 / OCI distribution token flow), and one pinned image of that registry is looked up with it.
  *

@@ -1,5 +1,5 @@
 /**
- * `runPreflight`: every check of issue 10 point 2, before anything is touched. Read-only: it reads each stack's
+ * `runPreflight`: every preflight check, before anything is touched. Read-only: it reads each stack's
  * cluster with kubectl (cli/kube.ts), the chart sources and the image registries (a login and one manifest
  * lookup per credential, cli/preflight/images.ts), and never writes to a cluster or a stack.
  *

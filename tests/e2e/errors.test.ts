@@ -1,12 +1,12 @@
 /**
- * End to end, what a user sees for a bad config (issue 8, points 1 and 2): the real `pulumi` CLI
+ * End to end, what a user sees for a bad config: the real `pulumi` CLI
  * (scripts/toolchain.sh, on PATH through scripts/env.sh) runs `pulumi preview` and `pulumi up` on a stack with
  * several config problems, in a copy of the project with a fresh local file backend. The test asserts the exact
  * lines printed (the formatted list: one line per problem, plain words, secrets redacted), that nothing else
  * of the program's error is shown (no "unhandled exception", stack trace, object dump or colour codes: the
  * output is a pipe, not a TTY), that preview and up print the same list, and that nothing was created.
  *
- * A second stack names kubeconfig contexts that do not exist (issue 8 point 3): the same formatted list names
+ * A second stack names kubeconfig contexts that do not exist: the same formatted list names
  * each key, the contexts the kubeconfig has and the fix, before any resource is registered.
  *
  * Needs no cluster: the program validates its config (kubeconfig contexts included) before it registers a

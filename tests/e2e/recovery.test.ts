@@ -1,5 +1,5 @@
 /**
- * End to end (issue 8 point 6): interrupted and failed runs of the dev control-plane stack converge on the next
+ * End to end: interrupted and failed runs of the dev control-plane stack converge on the next
  * `pulumi up`, with the real `pulumi` CLI against the local kwok cluster nvcf-dev (scripts/cluster.sh up), in a
  * private copy of the project with a fresh local state backend.
  *

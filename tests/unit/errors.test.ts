@@ -1,5 +1,5 @@
 /**
- * What a user reads when the config is wrong (issue 8, points 1 and 2): the formatted problem list (one plain
+ * What a user reads when the config is wrong: the formatted problem list (one plain
  * line per problem, secrets redacted, no validator wording, no object dump) carried by a Pulumi RunError, and
  * every `releaseValues` mistake reported as a problem that names its key.
  *
@@ -94,7 +94,7 @@ describe("the formatted list", () => {
     expect(err.message).toBe(formatProblems("prod", [p1, p2]));
     expect(err.stackName).toBe("prod");
     expect(err.problems).toEqual([p1, p2]);
-    // Error.stack is not shadowed by the stack name (the cause of the object dump in issue 8).
+    // Error.stack is not shadowed by the stack name (when it was, Node printed the whole error object instead of the message).
     expect(typeof err.stack).toBe("string");
     expect(err.stack).toMatch(/^ConfigError: stack "prod" has 2 config problems/);
   });

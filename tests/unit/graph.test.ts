@@ -110,7 +110,7 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
     }
   });
 
-  test("chart credentials travel on each release, never from the host's Helm login (user report C1)", () => {
+  test("chart credentials travel on each release, never from the host's Helm login", () => {
     const releases = r.resources.filter((x) => x.type === "kubernetes:helm.sh/v3:Release");
     for (const rel of releases) {
       const chart = String(rel.inputs["chart"]);

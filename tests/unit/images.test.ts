@@ -1,5 +1,5 @@
 /**
- * Every image through the mirror, every workload with the pull secret (issue 8 point 4).
+ * Every image through the mirror, every workload with the pull secret.
  *
  * For every example stack (`Pulumi.*.yaml`, with `images.thirdParty: mirror`) and all-add-ons configurations
  * (every control-plane add-on, observability `all` and Envoy Gateway installed; every GPU-cluster add-on;

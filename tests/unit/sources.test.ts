@@ -1,5 +1,5 @@
 /**
- * Chart sources per origin (issue 7 point 6): which origin each chart has, how `charts.*` and
+ * Chart sources per origin: which origin each chart has, how `charts.*` and
  * `charts.mirrors.*` resolve it, absolute / relative / per-version local paths, what goes to Helm's
  * repository options, and the validation problems.
  *

@@ -1235,7 +1235,7 @@ test("releases with a values key are documented in the catalog", () => {
   expect(releaseSpec("api").valuesKey).toBe("api");
 });
 
-describe("third-party images and the mirror (values/images.ts, issue 8 point 4)", () => {
+describe("third-party images and the mirror (values/images.ts)", () => {
   test("the mirror form keeps the upstream path without its registry host (Docker Hub's library/ dropped)", () => {
     const b = "mirror.example.com/nvcf";
     expect(mirrorImage("ghcr.io/kai-scheduler/kai-scheduler/operator:v0.16.7", b)).toBe(
