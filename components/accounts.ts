@@ -13,6 +13,7 @@ import {
   type AccountLimits,
   type AppliedLimits,
   type DeployedAccountSettings,
+  type DeployedCredential,
   type RegistryCredentialConfig,
   deployedCredential,
   parseCredentialOutput,
@@ -73,7 +74,7 @@ export const credentialResourceName = (component: string, hostname: string) =>
  * Its `dependsOn` goes to the commands (components/options.ts).
  */
 export class AccountSettings extends pulumi.ComponentResource {
-  readonly settings: pulumi.Output<DeployedAccountSettings>;
+  readonly settings: pulumi.Output<DeployedAccountSettings | undefined>;
 
   constructor(name: string, args: AccountSettingsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:AccountSettings", name, {}, withoutDependsOn(opts));
@@ -105,7 +106,7 @@ export class AccountSettings extends pulumi.ComponentResource {
       },
       { parent: this, dependsOn: opts?.dependsOn, ...secretOutputs },
     );
-    const applied: Record<string, pulumi.Output<ReturnType<typeof deployedCredential>>> = {};
+    const applied: Record<string, pulumi.Output<DeployedCredential | undefined>> = {};
     // The key of the credentials' fingerprints (a secret of this stack; see credentialFingerprint).
     const salt =
       args.credentials.length > 0
@@ -117,7 +118,9 @@ export class AccountSettings extends pulumi.ComponentResource {
         : undefined;
     for (const c of args.credentials) {
       const fingerprint = pulumi.unsecret(
-        pulumi.all([salt!, args.key]).apply(([s, k]) => credentialFingerprint(s, c.username, k)),
+        pulumi
+          .all([salt!, args.key])
+          .apply(([s, k]) => (s === undefined ? "" : credentialFingerprint(s, c.username, k))),
       );
       const cmd = new command.local.Command(
         credentialResourceName(name, c.registryHostname),
@@ -143,19 +146,37 @@ export class AccountSettings extends pulumi.ComponentResource {
       );
       // The script prints only the API's record of the credential (IDs, names, types), so it is not secret.
       applied[c.registryHostname] = pulumi.unsecret(
-        cmd.stdout.apply((out) => failsAs(cmd, () => deployedCredential(c, parseCredentialOutput(out)))),
+        cmd.stdout.apply((out) =>
+          ranIn(out, (o) => failsAs(cmd, () => deployedCredential(c, parseCredentialOutput(o)))),
+        ),
       );
     }
     const appliedLimits = pulumi.unsecret(
-      limits.stdout.apply((out) => failsAs(limits, () => parseLimitsOutput(out))),
+      limits.stdout.apply((out) => ranIn(out, (o) => failsAs(limits, () => parseLimitsOutput(o)))),
     );
-    this.settings = pulumi.all([appliedLimits, pulumi.output(applied)]).apply(([lim, creds]) => ({
-      accountName: args.accountName,
-      limits: limitsOf(lim),
-      registryCredentials: creds,
-    }));
+    this.settings = pulumi.all([appliedLimits, pulumi.output(applied)]).apply(([lim, creds]) =>
+      lim === undefined
+        ? undefined
+        : {
+            accountName: args.accountName,
+            limits: limitsOf(lim),
+            registryCredentials: Object.fromEntries(
+              Object.entries(creds).filter((e): e is [string, DeployedCredential] => e[1] !== undefined),
+            ),
+          },
+    );
     this.registerOutputs({ settings: this.settings });
   }
+}
+
+/**
+ * `parse(stdout)` of a command that ran in this update; `undefined` for one that did not: a targeted update
+ * (`pulumi up --target`, as `nvcf import-helmfile` runs for the registrations) skips creating an untargeted
+ * command, and the engine then gives the program its inputs back, without `stdout` (nor a RandomPassword's
+ * `result`, which the fingerprints handle the same way).
+ */
+function ranIn<T>(stdout: string | undefined, parse: (out: string) => T): T | undefined {
+  return stdout === undefined ? undefined : parse(stdout);
 }
 
 /** The config's form of the limits the CLI reported. */

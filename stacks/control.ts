@@ -15,13 +15,12 @@ import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { type ReleaseRef, recoverReleases } from "../components/recovery";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
-import { ConfigError } from "../config/problems";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
-import { DEPLOYED_OUTPUT_NAMES, installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./deployed";
 import { kubeconfigForContext } from "./kube";
 import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
 import { controlUpgradePlan } from "./upgrade";
@@ -74,13 +73,8 @@ export async function controlPlaneStack(
   const problems = [
     ...identityProblems(cfg, deployed),
     ...accountChangeRules(cfg, readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT])),
+    ...installedChangeProblems(cfg, previous),
   ];
-  try {
-    refuseInstalledChanges(pulumi.getStack(), cfg, previous);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(...e.problems);
-  }
   const plan = controlUpgradePlan(cfg, previous, problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
   const gpuClusters: Record<string, GpuClusterAccess> = {};

@@ -17,7 +17,7 @@ import {
   installedChanges,
   installedRecord,
 } from "../config/installed";
-import { ConfigError } from "../config/problems";
+import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
@@ -101,19 +101,18 @@ const isRecord = (v: unknown): v is InstalledRecord =>
   typeof v === "object" && v !== null && (v as { version?: unknown }).version === 1;
 
 /**
- * Refuses, before anything is touched, every change of a setting that cannot change in place against what this
- * stack deployed (config/installed.ts `installedChanges`), and prints the preview's lines about the others.
- * Input: the stack name, the validated config, what `readDeployed` returned, and where the lines go (default:
- * the engine's log). Throws `ConfigError` listing every refused change; does nothing on a first run.
+ * Every change of a setting that cannot change in place against what this stack deployed (config/installed.ts
+ * `installedChanges`), as config problems; prints the preview's lines about the others. Input: the validated
+ * config, what `readDeployed` returned, and where the lines go (default: the engine's log). Output: the refused
+ * changes (none on a first run).
  */
-export function refuseInstalledChanges(
-  stack: string,
+export function installedChangeProblems(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
   previous: PreviousOutputs,
   log: { info(m: string): void; warn(m: string): void } = stackLog,
-): void {
+): Problem[] {
   const prev = previous.values[INSTALLED_OUTPUT];
-  if (!isRecord(prev)) return;
+  if (!isRecord(prev)) return [];
   const { record, digests } = installedOf(cfg);
   const password = cfg.plane === "control" ? (cfg as ControlPlaneConfig).cassandraPassword : undefined;
   const result = installedChanges(
@@ -127,7 +126,21 @@ export function refuseInstalledChanges(
     { record: prev, digests: previous.values[INSTALLED_DIGESTS_OUTPUT] as InstalledDigests | undefined },
   );
   for (const n of result.notes) log[n.level](n.message);
-  if (result.problems.length > 0) throw new ConfigError(stack, result.problems);
+  return result.problems;
+}
+
+/**
+ * `installedChangeProblems`, refused: throws `ConfigError` (stack `stack`) listing every refused change; does
+ * nothing on a first run or when nothing is refused.
+ */
+export function refuseInstalledChanges(
+  stack: string,
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  previous: PreviousOutputs,
+  log: { info(m: string): void; warn(m: string): void } = stackLog,
+): void {
+  const problems = installedChangeProblems(cfg, previous, log);
+  if (problems.length > 0) throw new ConfigError(stack, problems);
 }
 
 /**

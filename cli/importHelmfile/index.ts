@@ -414,6 +414,19 @@ function writeStackConfig(file: string, m: Mapping, stack: string): void {
 }
 
 /** Runs an engine operation, keeping its output; on failure the tail is shown and the verb fails. */
+/**
+ * The lines of a failed engine run worth printing: the `Diagnostics:` section of Pulumi's update summary
+ * (the errored resources and their messages) where the output has one, else the last lines; at most 25,
+ * blank lines dropped.
+ */
+export function failureLines(output: string): string[] {
+  const lines = output.split("\n").filter((l) => l.trim());
+  const start = lines.findIndex((l) => l.trim() === "Diagnostics:");
+  if (start < 0) return lines.slice(-25);
+  const end = lines.findIndex((l, i) => i > start && /^\S/.test(l) && l.trim() !== "Diagnostics:");
+  return lines.slice(start, end < 0 ? undefined : end).slice(0, 25);
+}
+
 async function step<T>(
   label: string,
   say: (l?: string) => void,
@@ -426,10 +439,7 @@ async function step<T>(
     say(`  ${label}: done (${Math.round((Date.now() - t0) / 1000)} s)`);
     return r;
   } catch (e) {
-    const tail = `${out}\n${(e as { stderr?: string }).stderr ?? (e as Error).message}`
-      .split("\n")
-      .filter((l) => l.trim())
-      .slice(-25);
+    const tail = failureLines(`${out}\n${(e as { stderr?: string }).stderr ?? (e as Error).message}`);
     throw new CliError(EXIT.deployment, `${label} failed`, [
       `error: ${label} failed:`,
       ...tail.map((l) => `  ${l}`),

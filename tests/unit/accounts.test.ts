@@ -24,6 +24,7 @@ import {
   readDeployedAccountSettings,
 } from "../../values/accounts";
 import { mockGateway, render, sentinel } from "./harness";
+import { devCredentialOverride } from "./fixtures/configs";
 import { CLI_CONFIG_YAML, api, bootstrapAccount } from "./standInApi";
 
 jest.setTimeout(120_000);
@@ -454,17 +455,7 @@ describe("AccountSettings in the dev stack (mocks)", () => {
       gateways: GATEWAYS,
       previousOutputs: { accountSettings: deployed },
       overrides: {
-        accounts: {
-          registryCredentials: [
-            {
-              registryHostname: "registry.nvcf.test",
-              secretName: "nvcr-containers",
-              artifactTypes: ["CONTAINER"],
-              username: "robot",
-              description: "changed",
-            },
-          ],
-        },
+        accounts: devCredentialOverride({ description: "changed" }),
       },
     });
     expect(edited.error?.name).toBe("ConfigError");

@@ -4,7 +4,8 @@
  * config changes on a deployed dev stack: `releaseValues.api.api.replicaCount 2`,
  * `releaseValues.sis.sis.replicaCount 3`, `addons.nvcfUi.enabled true` and `gpuClusters[1].region eu-west-1`.
  * The recording keeps every step that changes something, three unchanged ones and the summary event, each
- * as the engine wrote it but without the resources' `outputs` (the summary reads inputs only).
+ * as the engine wrote it but without the resources' `outputs` (the summary reads inputs only) and with the
+ * recording machine's kubeconfig path replaced by a home-directory one.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -35,6 +35,7 @@ import {
   rawConfig,
 } from "../../cli/importHelmfile/mapping";
 import { registeredValuesText } from "../../components/registration";
+import { failureLines } from "../../cli/importHelmfile/index";
 import { parseRegistration } from "../../values/registration";
 import { decodeHelmRelease } from "../../kube/helmRecords";
 import { readStackFile, render, mockGateway, validatedConfig } from "./harness";
@@ -663,5 +664,38 @@ describe("an adopted registration (nvcf:gpuClusters[].registered)", () => {
       revalServiceURL: "http://198.51.100.7",
       natsURL: "nats://198.51.100.7:4222",
     });
+  });
+});
+
+describe("failureLines: what a failed import step prints", () => {
+  test("Pulumi's Diagnostics section (the errored resource and its message), not the resource list", () => {
+    const out = [
+      "Updating (dev):",
+      "    pulumi:pulumi:Stack nvcf-dev running",
+      " +  command:local:Command nvcf-register-gpu-a created",
+      "Diagnostics:",
+      "  pulumi:pulumi:Stack (nvcf-dev):",
+      "    error: Running program failed with an unhandled exception:",
+      "    TypeError: the cause",
+      "",
+      "Outputs:",
+      ...Array.from({ length: 30 }, (_, i) => `    out${i}: "x"`),
+      "Resources:",
+      "    1 errored",
+    ].join("\n");
+    expect(failureLines(out)).toEqual([
+      "Diagnostics:",
+      "  pulumi:pulumi:Stack (nvcf-dev):",
+      "    error: Running program failed with an unhandled exception:",
+      "    TypeError: the cause",
+    ]);
+  });
+
+  test("without a Diagnostics section: the last 25 non-blank lines", () => {
+    const out = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n\n");
+    const lines = failureLines(out);
+    expect(lines).toHaveLength(25);
+    expect(lines[0]).toBe("line 15");
+    expect(lines[24]).toBe("line 39");
   });
 });

@@ -11,6 +11,7 @@ import { ConfigError } from "../../config/problems";
 import { enabledReleases } from "../../catalog/releases";
 import { controlFlags } from "../../values/control";
 import { type RenderResult, type Rendered, mockGateway, render, validatedConfig } from "./harness";
+import { devCredentialOverride } from "./fixtures/configs";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 const GATEWAYS = { "envoy-gateway/nvcf-gateway": mockGateway() };
@@ -206,17 +207,7 @@ describe("refused before anything is touched", () => {
       gateways: GATEWAYS,
       overrides: {
         bundleVersion: "0.7.0",
-        accounts: {
-          registryCredentials: [
-            {
-              registryHostname: "registry.nvcf.test",
-              secretName: "nvcr-containers",
-              artifactTypes: ["CONTAINER"],
-              username: "robot",
-              description: "changed",
-            },
-          ],
-        },
+        accounts: devCredentialOverride({ description: "changed" }),
       },
       previousOutputs: { ...deployed("0.8.0", "bitnami"), accountSettings: at080.outputs["accountSettings"] },
     });
