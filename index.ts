@@ -9,11 +9,11 @@
  * loaded only when used, so a stack does not pay for the other's modules; under `pulumi preview`/`up` the
  * project's modules load through the transpile cache of stacks/loader.ts (docs/performance.md).
  */
-import { installFastLoader } from "./stacks/loader";
+import { installFastLoader } from "./engine/loader";
 
 installFastLoader();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { warmUpFromRawConfig } = require("./stacks/kube") as typeof import("./stacks/kube");
+const { warmUpFromRawConfig } = require("./kube/kubeconfig") as typeof import("./kube/kubeconfig");
 
 export = async () => {
   // Read-only and best effort: the API server builds the OpenAPI document the Kubernetes provider reads first

@@ -17,7 +17,7 @@ require("ts-node").register({
 // cache instead of being transpiled at every start, npm's Arborist is loaded only if used, and the SDK's
 // per-resource traces stay out of the engine. This matters most because `nvcf up` and `nvcf preview` run the stack
 // program inside this process (cli/automation.ts inlineProgram). NVCF_FAST_LOADER=0 turns it off.
-require("../stacks/loader.ts").installFastLoader({ ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" });
+require("../engine/loader.ts").installFastLoader({ ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" });
 
 const { main } = require("./main.ts");
 

@@ -18,7 +18,7 @@ import {
   deployedCredential,
   parseCredentialOutput,
   parseLimitsOutput,
-} from "../values/accounts";
+} from "../config/accounts";
 import { type CliEndpoints, cliConfigYaml } from "../values/registration";
 import { ACCOUNT_SCRIPT } from "./accountScript";
 import { failsAs } from "./errors";

@@ -25,16 +25,16 @@ import {
   controlValues,
   sidecarUser,
 } from "../values/control";
-import { accountName, managedCredentials } from "../values/accounts";
-import { dockerAuth } from "../values/credentials";
-import { serviceHosts } from "../values/routes";
+import { accountName, managedCredentials } from "../config/accounts";
+import { dockerAuth } from "../config/credentials";
+import { serviceHosts } from "../config/routes";
 import { AccountSettings } from "./accounts";
 import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease } from "./release";
 import { TeardownGuard } from "./teardownGuard";
-import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "./upgradePlan";
+import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "../upgrade/plan";
 import { CASSANDRA_SUPERUSER, type StepAccess, UpgradeSteps } from "./upgradeSteps";
 import { deepMerge } from "../values/merge";
 

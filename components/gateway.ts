@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../config/schema";
 import { envoyGatewayValues, envoyProxyKubernetes } from "../values/control";
-import { GATEWAY_LISTENERS, requiredListeners } from "../values/routes";
+import { GATEWAY_LISTENERS, requiredListeners } from "../config/routes";
 import { NvcfRelease, type ChartSource } from "./release";
 
 /** A Gateway as read from the cluster (only the fields the checks use). */

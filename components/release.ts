@@ -7,7 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type ResolvedChart, resolveChart } from "../catalog/sources";
 import type { ControlPlaneConfig } from "../config/schema";
-import { adoptOptions } from "./recovery";
+import { adoptOptions } from "../recovery/recover";
 import { withoutDependsOn } from "./options";
 
 /** Where charts come from, with the secret password as a Pulumi secret (never in plain text). */

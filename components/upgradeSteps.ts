@@ -24,7 +24,7 @@ import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import { KUBECTL_PREAMBLE } from "./computePlane";
 import type { NvcfRelease } from "./release";
-import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "./upgradePlan";
+import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "../upgrade/plan";
 import type { Values } from "../values/merge";
 
 const script = (file: string) => fs.readFileSync(path.join(__dirname, "upgrade-steps", file), "utf8");

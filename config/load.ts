@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { z } from "zod";
-import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
+import { type KubeconfigView, ambientKubeconfigView } from "../kube/kubeconfig";
 import { kubeconfigServer } from "../values/registration";
 import type { ChartSourceSettings } from "../catalog/sources";
 import { computeFlags } from "../values/compute";

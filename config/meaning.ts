@@ -18,7 +18,7 @@ import {
   type ReleaseSpec,
   chartVersion,
 } from "../catalog/releases";
-import { routeAttachments } from "../values/routes";
+import { routeAttachments } from "./routes";
 import type { ChartKeysLookup, KeyNode } from "./chartKeys";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";

@@ -10,8 +10,8 @@ import {
   releaseSpec,
 } from "../catalog/releases";
 import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
-import { accountConfigRules } from "../values/accounts";
-import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
+import { accountConfigRules } from "./accounts";
+import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "./credentials";
 import { routeProblems } from "./meaning";
 import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";

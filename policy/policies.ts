@@ -18,7 +18,7 @@ import type {
 import { COMPUTE_PLANE_RELEASES, CONTROL_PLANE_RELEASES, type ReleaseSpec } from "../catalog/releases";
 import type { ControlPlaneConfig } from "../config/schema";
 import { UPSTREAM } from "../values/images";
-import { httpRouteHostnames } from "../values/routes";
+import { httpRouteHostnames } from "../config/routes";
 import { type ImageRef, imageRefs, isUnknown, leaves, plain, rawProps } from "./inputs";
 import { type StackSettings, isDev, resolveSettings, settingsFor, stackConfig, stackOfUrn } from "./settings";
 

@@ -7,12 +7,12 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
 import { ComputePlane, computeReleaseNamespace } from "../components/computePlane";
-import { recoverReleases } from "../components/recovery";
+import { recoverReleases } from "../recovery/recover";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
-import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./installedSettings";
 import { computeUpgradePlan } from "./upgrade";
 
 /** The plain outputs `computeInputs` needs, in the order they are checked (`contract/controlPlane.ts`). */

@@ -12,17 +12,17 @@ import {
   releaseNamespace,
 } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
-import { type ReleaseRef, recoverReleases } from "../components/recovery";
+import { type ReleaseRef, recoverReleases } from "../recovery/recover";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
-import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
+import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
 import { controlFlags } from "../values/control";
 import { kubeconfigServer } from "../values/registration";
-import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./deployed";
-import { kubeconfigForContext } from "./kube";
-import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./installedSettings";
+import { kubeconfigForContext } from "../kube/kubeconfig";
+import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";
 import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));

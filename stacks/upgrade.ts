@@ -10,11 +10,11 @@ import {
   controlSubject,
   formatPlan,
   planUpgrade,
-} from "../components/upgradePlan";
+} from "../upgrade/plan";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import type { ComputeInputs } from "../values/compute";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "../engine/previous";
 
 /** Logs a plan that moves (nothing for a first deployment or a stack that stays at its bundle). */
 function logPlan(plan: UpgradePlan): void {

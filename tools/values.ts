@@ -31,8 +31,8 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
 import { computeFlags, computeValues, type ComputeInputs } from "../values/compute";
 import { controlFlags, controlValues, sidecarUser, type ControlSecrets } from "../values/control";
-import { dockerAuth } from "../values/credentials";
-import { serviceHosts } from "../values/routes";
+import { dockerAuth } from "../config/credentials";
+import { serviceHosts } from "../config/routes";
 
 const ROOT = path.resolve(__dirname, "..");
 

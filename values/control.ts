@@ -17,7 +17,7 @@
 import type { BundleVersion, EnableFlag } from "../catalog/releases";
 import { llmManagesIssuer } from "../config/rules";
 import type { ControlPlaneConfig, Toleration } from "../config/schema";
-import { NGC_USER } from "./credentials";
+import { NGC_USER } from "../config/credentials";
 import { PINNED_TAGS, UPSTREAM, mirrorBase, thirdPartyImage } from "./images";
 import { type Values, deepMerge } from "./merge";
 import {
@@ -27,7 +27,7 @@ import {
   observabilityValues,
   vmsingleUrl,
 } from "./observability";
-import { grpcHostnames } from "./routes";
+import { grpcHostnames } from "../config/routes";
 
 /** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
 export interface ControlSecrets<S> {

@@ -26,7 +26,7 @@ import {
   CREDENTIAL_PLACEHOLDER,
   NGC_USER,
   looksLikeEncodedAuth,
-} from "../../values/credentials";
+} from "../../config/credentials";
 import { setPath, valueAt } from "../../config/paths";
 
 /** What happened to one key of a Helmfile file. */

@@ -12,7 +12,7 @@ import {
   type ObservabilitySettings,
   installsObservability,
 } from "../../values/observability";
-import { GATEWAY_LISTENERS, requiredListeners } from "../../values/routes";
+import { GATEWAY_LISTENERS, requiredListeners } from "../../config/routes";
 import { type KubeObject, condition } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import type { ClusterFacts } from "./facts";

@@ -34,7 +34,7 @@ import {
   controlSubject,
   formatPlan,
   planUpgrade,
-} from "../../components/upgradePlan";
+} from "../../upgrade/plan";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import type { ComputeInputs } from "../../values/compute";
 import type { OperationResult } from "../automation";

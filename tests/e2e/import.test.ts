@@ -21,7 +21,7 @@ import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { chartReference } from "../../components/release";
 import { cliConfigYaml, minifyKubeconfig } from "../../values/registration";
-import { serviceHosts } from "../../values/routes";
+import { serviceHosts } from "../../config/routes";
 import { stackValues } from "../../tools/values";
 import { e2eProject, LOCAL_KUBECONFIG, resetLocalClusters } from "./project";
 

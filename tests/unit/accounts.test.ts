@@ -22,7 +22,7 @@ import {
   parseCredentialOutput,
   parseLimitsOutput,
   readDeployedAccountSettings,
-} from "../../values/accounts";
+} from "../../config/accounts";
 import { mockGateway, render, sentinel } from "./harness";
 import { devCredentialOverride } from "./fixtures/configs";
 import { CLI_CONFIG_YAML, api, bootstrapAccount } from "./standInApi";

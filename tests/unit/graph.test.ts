@@ -12,7 +12,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
 import { computeInputs, controlPlaneValues } from "../../stacks/compute";
 import { computeInputsFixture } from "./fixtures/configs";
-import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/installedSettings";
 import { ROOT, type RenderResult, mockGateway, readStackFile, render } from "./harness";
 
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");

@@ -17,7 +17,7 @@ import {
 } from "../../config/installed";
 import { ConfigError, formatProblem } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { installedOf, refuseInstalledChanges } from "../../stacks/deployed";
+import { installedOf, refuseInstalledChanges } from "../../stacks/installedSettings";
 import { baseCompute, baseControl } from "./fixtures/configs";
 import { mockGateway, render, sentinel } from "./harness";
 

@@ -17,7 +17,7 @@ import {
   startOpenApiWarmUp,
   warmOpenApi,
   warmUpFromRawConfig,
-} from "../../stacks/kube";
+} from "../../kube/kubeconfig";
 
 const TLS = path.join(__dirname, "fixtures", "tls");
 const pem = (f: string) => fs.readFileSync(path.join(TLS, f));

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SDK_TRACE_PREFIXES, decodeMappings, installFastLoader, quietSdkTraces } from "../../stacks/loader";
+import { SDK_TRACE_PREFIXES, decodeMappings, installFastLoader, quietSdkTraces } from "../../engine/loader";
 
 const ROOT = path.resolve(__dirname, "../..");
 

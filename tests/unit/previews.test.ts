@@ -14,7 +14,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../../catalog/releases";
 import { secureReleaseValuePaths, validateConfig, withSecretReleaseValues } from "../../config/load";
 import type { ControlPlaneConfig } from "../../config/schema";
-import { Acknowledgements, publishAsKnown, snapshot } from "../../stacks/outputs";
+import { Acknowledgements, publishAsKnown, snapshot } from "../../engine/outputs";
 import { type ControlSecrets, controlFlags, controlValues } from "../../values/control";
 import { ROOT, sentinelKubeconfig } from "./harness";
 

@@ -17,7 +17,7 @@ import {
   parseHookObjects,
   parseState,
   planRelease,
-} from "../../components/recovery";
+} from "../../recovery/recover";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { readHelmRelease } from "../../kube/helmRecords";
 import { controlRecoveryReleases } from "../../stacks/control";

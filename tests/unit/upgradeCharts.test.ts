@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { upgradeValues } from "../../components/upgradePlan";
+import { upgradeValues } from "../../upgrade/plan";
 import { BITNAMI_CLAIM_LABEL } from "../../components/upgradeSteps";
 import { deepMerge } from "../../values/merge";
 import { stackValues } from "../../tools/values";

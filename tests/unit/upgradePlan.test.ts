@@ -16,7 +16,7 @@ import {
   movePhaseOrder,
   planUpgrade,
   upgradeValues,
-} from "../../components/upgradePlan";
+} from "../../upgrade/plan";
 import { enabledReleases, inDependencyOrder } from "../../catalog/releases";
 import { controlFlags } from "../../values/control";
 import type { ComputeInputs } from "../../values/compute";

@@ -1,7 +1,7 @@
 /**
  * Gateway route hostnames and listeners (pure). Facts: docs/upstream-facts.md §1.12.
  */
-import type { ControlPlaneConfig } from "../config/schema";
+import type { ControlPlaneConfig } from "./schema";
 
 /** Listeners the routes attach to, with protocol and port (docs/upstream-facts.md §1.12 listener table). */
 export const GATEWAY_LISTENERS = [

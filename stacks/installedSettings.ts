@@ -20,9 +20,9 @@ import {
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
-import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
+import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
 import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
-import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
+import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
 
 /**
  * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
