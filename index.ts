@@ -13,7 +13,7 @@ import { installFastLoader } from "./engine/loader";
 
 installFastLoader();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { warmUpFromRawConfig } = require("./kube/kubeconfig") as typeof import("./kube/kubeconfig");
+const { warmUpFromRawConfig } = require("./engine/warmup") as typeof import("./engine/warmup");
 
 export = async () => {
   // Read-only and best effort: the API server builds the OpenAPI document the Kubernetes provider reads first

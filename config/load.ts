@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { z } from "zod";
 import { type KubeconfigView, ambientKubeconfigView } from "../kube/kubeconfig";
-import { kubeconfigServer } from "../values/registration";
+import { kubeconfigServer } from "../kube/kubeconfig";
 import type { ChartSourceSettings } from "../catalog/sources";
 import { computeFlags } from "../values/compute";
 import { controlFlags } from "../values/control";

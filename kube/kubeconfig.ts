@@ -1,16 +1,13 @@
 /**
- * Kubernetes access shared by both stack programs: which kubeconfig files the ambient configuration names,
- * what contexts they hold (read before any resource is registered, so a wrong context is a config problem),
- * and one context extracted as a self-contained kubeconfig; and the warm-up of the API server's OpenAPI document
- * that the Kubernetes provider reads before its first check (`startOpenApiWarmUp`).
+ * Kubeconfig reading, the one home of it: which kubeconfig files the ambient configuration names, what contexts
+ * they hold (read before any resource is registered, so a wrong context is a config problem), one context found
+ * with the cluster and user it names, one context extracted as a self-contained kubeconfig, and a kubeconfig's
+ * API server URL. Reads files; contacts no cluster.
  */
 import * as fs from "node:fs";
-import * as https from "node:https";
-import * as os from "node:os";
 import * as path from "node:path";
-import * as pulumi from "@pulumi/pulumi";
+import * as os from "node:os";
 import * as yaml from "js-yaml";
-import { kubeContextEntries, minifyKubeconfig } from "../values/registration";
 
 /** The kubeconfig files the ambient configuration names (KUBECONFIG list, else ~/.kube/config), existing ones only. */
 export function ambientKubeconfigFiles(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -107,7 +104,7 @@ export function kubeconfigForContext(context: string): { yaml: string; server: s
  * texts, and the directory relative file names in them resolve against: the first file's, as kubectl does for most
  * setups (the working directory when there is none). Throws when a file cannot be read.
  */
-function readAmbientKubeconfigs(): { files: string[]; texts: string[]; baseDir: string } {
+export function readAmbientKubeconfigs(): { files: string[]; texts: string[]; baseDir: string } {
   const files = ambientKubeconfigFiles();
   return {
     files,
@@ -116,217 +113,116 @@ function readAmbientKubeconfigs(): { files: string[]; texts: string[]; baseDir: 
   };
 }
 
-/**
- * The media type the Kubernetes provider asks for when it reads the API server's OpenAPI v2 document (client-go's
- * discovery client, `OpenAPISchema`). The API server builds and caches each media type on its own, so a warm-up
- * must ask for this one.
- */
-export const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/** An entry of a kubeconfig's `contexts`, `clusters` or `users` list (`name` plus its section). */
+export type KubeconfigEntry = { name?: unknown; [section: string]: unknown };
 
-/** The request `warmOpenApi` sends: URL, TLS material and headers, all from one kubeconfig context. */
-export interface OpenApiWarmRequest {
-  url: URL;
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  /** Name to check the server's certificate against (`tls-server-name`), when it differs from the URL's host. */
-  servername?: string;
-  /** False with `insecure-skip-tls-verify: true`, as kubectl does. */
-  rejectUnauthorized: boolean;
-  headers: Record<string, string>;
+/** One context of a kubeconfig and the entries it names. */
+export interface KubeContextEntries {
+  context: KubeconfigEntry;
+  /** The `cluster` section of the cluster the context names; undefined when no document defines that cluster. */
+  cluster?: Record<string, unknown>;
+  clusterEntry?: KubeconfigEntry;
+  /** The `user` section of the user the context names; undefined when no document defines that user. */
+  user?: Record<string, unknown>;
+  userEntry?: KubeconfigEntry;
 }
 
 /**
- * Builds the warm-up request from a kubeconfig (pure apart from reading the files it names). Input: the kubeconfig
- * text, the context to use (default: its current context, else its only one), the directory relative file names
- * resolve against (default: the working directory), and the environment (for proxy settings). Output: the request,
- * or `{ skip }` with the reason when this client cannot make the request the way the provider would: the
- * credentials come from an exec or auth-provider plugin, the cluster is reached through a proxy, the server is not
- * `https`, or the context is missing. Throws nothing.
+ * Finds a context and the cluster and user it names in parsed kubeconfig documents (pure; the one lookup behind
+ * `minifyKubeconfig`, `kubeconfigServer` and stacks/kube.ts `openApiWarmRequest`). Input: the documents in KUBECONFIG
+ * order, as `yaml.load` returns them (for each name the first document that defines it wins, as kubectl merges
+ * them; documents of another shape define nothing), and the context's name. Output: the context's entry and the
+ * cluster and user sections it names, or undefined when no document defines the context. Throws nothing.
  */
-export function openApiWarmRequest(
-  kubeconfigText: string,
-  context?: string,
-  baseDir: string = process.cwd(),
-  env: NodeJS.ProcessEnv = process.env,
-): OpenApiWarmRequest | { skip: string } {
-  let doc: Record<string, unknown>;
-  try {
-    const d = yaml.load(kubeconfigText);
-    doc = d && typeof d === "object" && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
-  } catch {
-    return { skip: "the kubeconfig does not parse" };
-  }
-  const contexts = Array.isArray(doc["contexts"]) ? (doc["contexts"] as { name?: unknown }[]) : [];
-  const wanted =
-    context ??
-    (typeof doc["current-context"] === "string" && doc["current-context"] !== ""
-      ? doc["current-context"]
-      : contexts.length === 1
-        ? String(contexts[0].name)
-        : undefined);
-  return contextWarmRequest([doc], wanted, baseDir, env);
-}
-
-/**
- * `openApiWarmRequest` for parsed kubeconfig documents (KUBECONFIG order, merged as kubectl does) and a context name
- * (undefined: none could be chosen). Same output; throws nothing.
- */
-function contextWarmRequest(
-  docs: unknown[],
-  wanted: string | undefined,
-  baseDir: string,
-  env: NodeJS.ProcessEnv,
-): OpenApiWarmRequest | { skip: string } {
-  const found = wanted === undefined ? undefined : kubeContextEntries(docs, wanted);
-  const cluster = found?.cluster;
-  const user = found?.user ?? {};
-  if (!cluster) return { skip: `no context ${wanted ?? "(current)"} with a cluster in the kubeconfig` };
-  if (user["exec"] !== undefined || user["auth-provider"] !== undefined)
-    return { skip: "the credentials come from a kubeconfig plugin" };
-  if (cluster["proxy-url"] !== undefined || env["HTTPS_PROXY"] || env["https_proxy"] || env["ALL_PROXY"])
-    return { skip: "the cluster is reached through a proxy" };
-  let url: URL;
-  try {
-    url = new URL("/openapi/v2", String(cluster["server"] ?? ""));
-  } catch {
-    return { skip: "the cluster's server is not a URL" };
-  }
-  if (url.protocol !== "https:") return { skip: "the cluster's server is not https" };
-  const material = (section: Record<string, unknown>, data: string, file: string): Buffer | undefined => {
-    if (typeof section[data] === "string") return Buffer.from(section[data] as string, "base64");
-    if (typeof section[file] === "string")
-      return fs.readFileSync(path.resolve(baseDir, section[file] as string));
+export function kubeContextEntries(docs: unknown[], context: string): KubeContextEntries | undefined {
+  const find = (kind: string, name: unknown): KubeconfigEntry | undefined => {
+    for (const d of docs) {
+      if (!d || typeof d !== "object" || Array.isArray(d)) continue;
+      const list = (d as Record<string, unknown>)[kind];
+      const hit = Array.isArray(list)
+        ? (list as unknown[]).find(
+            (x): x is KubeconfigEntry => !!x && typeof x === "object" && (x as KubeconfigEntry).name === name,
+          )
+        : undefined;
+      if (hit) return hit;
+    }
     return undefined;
   };
-  const headers: Record<string, string> = { Accept: OPENAPI_V2_PROTOBUF, "User-Agent": "nvcf-pulumi" };
-  try {
-    let token = typeof user["token"] === "string" ? (user["token"] as string) : undefined;
-    if (token === undefined && typeof user["tokenFile"] === "string")
-      token = fs.readFileSync(path.resolve(baseDir, user["tokenFile"] as string), "utf8").trim();
-    if (token) headers["Authorization"] = `Bearer ${token}`;
-    else if (typeof user["username"] === "string")
-      headers["Authorization"] =
-        `Basic ${Buffer.from(`${user["username"]}:${String(user["password"] ?? "")}`).toString("base64")}`;
-    return {
-      url,
-      ca: material(cluster, "certificate-authority-data", "certificate-authority"),
-      cert: material(user, "client-certificate-data", "client-certificate"),
-      key: material(user, "client-key-data", "client-key"),
-      servername:
-        typeof cluster["tls-server-name"] === "string" ? (cluster["tls-server-name"] as string) : undefined,
-      rejectUnauthorized: cluster["insecure-skip-tls-verify"] !== true,
-      headers,
-    };
-  } catch (e) {
-    return { skip: `a file the kubeconfig names cannot be read (${(e as Error).message})` };
-  }
-}
-
-/**
- * Sends the warm-up request and drops the answer as soon as its status line and headers arrive: the API server has
- * built (and cached) the document by then, and its body (about 3 MB) is of no use here. The socket does not keep the
- * process alive. Input: the request and a timeout in milliseconds. Output: the HTTP status, or the error's message.
- * Never rejects.
- */
-export function warmOpenApi(req: OpenApiWarmRequest, timeoutMs = 30_000): Promise<number | string> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (v: number | string) => {
-      if (!done) resolve(v);
-      done = true;
-    };
-    const r = https.request(req.url, {
-      method: "GET",
-      headers: req.headers,
-      ca: req.ca,
-      cert: req.cert,
-      key: req.key,
-      servername: req.servername,
-      rejectUnauthorized: req.rejectUnauthorized,
-      agent: false,
-      timeout: timeoutMs,
-    });
-    r.on("socket", (s) => s.unref());
-    r.on("response", (res) => {
-      finish(res.statusCode ?? 0);
-      res.destroy();
-      r.destroy();
-    });
-    r.on("timeout", () => r.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    r.on("error", (e) => finish(e.message));
-    r.end();
-  });
-}
-
-/**
- * Asks the stack's API server for its OpenAPI v2 document while the program is still starting, so that the
- * Kubernetes provider finds it built when it checks the first resource. The provider reads that document before
- * its first check, and after a CustomResourceDefinition changes (an install or a teardown) the API server builds it
- * afresh on the next read, which is otherwise on the critical path of every install (how long it takes:
- * docs/performance.md, "the first gap, taken apart"). Best effort: nothing waits for the request and nothing fails with it.
- *
- * Input: how the provider reaches the cluster, a kubeconfig text (`nvcf:kubeconfig`) or a context of the ambient
- * kubeconfig (default: its current context). Output, at once: `asking <server>` when the request was sent, else
- * `skipped: <reason>` (see `openApiWarmRequest`), for the debug log. Throws nothing.
- */
-export function startOpenApiWarmUp(access: { kubeconfig?: string; context?: string }): string {
-  let req: OpenApiWarmRequest | { skip: string };
-  try {
-    if (access.kubeconfig !== undefined) req = openApiWarmRequest(access.kubeconfig);
-    else {
-      // The ambient files as they are, read once (relative file names resolve as kubeconfigForContext's do).
-      const { files, texts, baseDir } = readAmbientKubeconfigs();
-      const context =
-        access.context ??
-        kubeconfigView(
-          files.map((f, i): [string, string] => [f, texts[i]]),
-          files,
-        ).currentContext;
-      if (context === undefined) return "skipped: no current context";
-      req = contextWarmRequest(
-        texts.map((t) => yaml.load(t)),
-        context,
-        baseDir,
-        process.env,
-      );
-    }
-  } catch (e) {
-    return `skipped: ${(e as Error).message}`;
-  }
-  if ("skip" in req) return `skipped: ${req.skip}`;
-  void warmOpenApi(req);
-  return `asking ${req.url.origin}`;
-}
-
-/**
- * Starts `startOpenApiWarmUp` from the stack's raw configuration, before it is validated and before the stack
- * program's modules load (index.ts), which is as early as the cluster is known: the API server then builds the
- * document while the program loads, validates and runs recovery. Only under a real engine (the unit tests' mocks
- * have none). It reads only `nvcf:kubeconfig`, `nvcf:kubernetes.context` and `nvcf:aws.eksClusterName` (an EKS
- * cluster's credentials come from a plugin: no warm-up); a value that does not parse means no warm-up, and the
- * validation that follows reports it. Input: the stack's config (key → raw text, as the engine hands it over).
- * Output: what `startOpenApiWarmUp` said, also sent to the debug log; undefined when nothing was tried. Throws
- * nothing.
- */
-export function warmUpFromRawConfig(
-  all: Record<string, string> = pulumi.runtime.allConfig(),
-): string | undefined {
-  if (pulumi.runtime.getEngine() === undefined) return undefined;
-  const object = (key: string): Record<string, unknown> => {
-    try {
-      const v = JSON.parse(all[key] ?? "{}") as unknown;
-      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-    } catch {
-      return {};
-    }
+  const section = (e: KubeconfigEntry | undefined, key: string) => {
+    const v = e?.[key];
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   };
-  if (object("nvcf:aws")["eksClusterName"] !== undefined) return undefined;
-  const context = object("nvcf:kubernetes")["context"];
-  const outcome = startOpenApiWarmUp({
-    kubeconfig: all["nvcf:kubeconfig"],
-    context: typeof context === "string" ? context : undefined,
-  });
-  void pulumi.log.debug(`OpenAPI document warm-up: ${outcome}`);
-  return outcome;
+  const ctx = find("contexts", context);
+  if (!ctx) return undefined;
+  const refs = section(ctx, "context") ?? {};
+  const clusterEntry = refs["cluster"] === undefined ? undefined : find("clusters", refs["cluster"]);
+  const userEntry = refs["user"] === undefined ? undefined : find("users", refs["user"]);
+  return {
+    context: ctx,
+    cluster: clusterEntry && (section(clusterEntry, "cluster") ?? {}),
+    clusterEntry,
+    user: userEntry && (section(userEntry, "user") ?? {}),
+    userEntry,
+  };
+}
+
+/** File-path fields of a kubeconfig and the inline field each becomes when flattened. */
+const FILE_FIELDS: [section: "cluster" | "user", file: string, data: string][] = [
+  ["cluster", "certificate-authority", "certificate-authority-data"],
+  ["user", "client-certificate", "client-certificate-data"],
+  ["user", "client-key", "client-key-data"],
+];
+
+/**
+ * Extracts one context from kubeconfig documents as a self-contained kubeconfig (like
+ * `kubectl config view --minify --flatten --context X`): certificate and key files are inlined as base64
+ * data, read with `readFile` (paths relative to the kubeconfig they come from, given as `sources`).
+ * Input: kubeconfig YAML texts in KUBECONFIG order, the context name. Output: YAML text and the API
+ * server URL. Throws when the context, its cluster or its user is missing, or a referenced file is.
+ */
+export function minifyKubeconfig(
+  texts: string[],
+  context: string,
+  readFile: (path: string) => Buffer = () => {
+    throw new Error("kubeconfig references a file but no reader was given");
+  },
+): { yaml: string; server: string } {
+  const found = kubeContextEntries(
+    texts.map((t) => yaml.load(t)),
+    context,
+  );
+  if (!found) throw new Error(`kubeconfig context "${context}" not found (looked in KUBECONFIG)`);
+  const { clusterEntry, userEntry } = found;
+  if (!clusterEntry || !userEntry)
+    throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
+  const flat = (entry: KubeconfigEntry, section: "cluster" | "user"): KubeconfigEntry => {
+    const body = { ...((entry[section] ?? {}) as Record<string, unknown>) };
+    for (const [sec, file, data] of FILE_FIELDS) {
+      if (sec !== section || typeof body[file] !== "string") continue;
+      body[data] = readFile(body[file] as string).toString("base64");
+      delete body[file];
+    }
+    return { ...entry, [section]: body };
+  };
+  const out = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [flat(clusterEntry, "cluster")],
+    users: [flat(userEntry, "user")],
+    contexts: [found.context],
+    "current-context": context,
+  };
+  return { yaml: yaml.dump(out), server: String(found.cluster?.["server"] ?? "") };
+}
+
+/** The API server URL of a kubeconfig's current context (or its first cluster); "" when it has none. */
+export function kubeconfigServer(text: string): string {
+  const doc = yaml.load(text) as Record<string, unknown> | undefined;
+  const current = doc?.["current-context"];
+  const cluster =
+    (typeof current === "string" ? kubeContextEntries([doc], current)?.cluster : undefined) ??
+    (Array.isArray(doc?.["clusters"])
+      ? (doc["clusters"] as { cluster?: Record<string, unknown> }[])[0]?.cluster
+      : undefined);
+  return typeof cluster?.["server"] === "string" ? cluster["server"] : "";
 }

@@ -19,7 +19,7 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
 import { controlFlags } from "../values/control";
-import { kubeconfigServer } from "../values/registration";
+import { kubeconfigServer } from "../kube/kubeconfig";
 import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./installedSettings";
 import { kubeconfigForContext } from "../kube/kubeconfig";
 import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";

@@ -17,7 +17,7 @@ import {
   startOpenApiWarmUp,
   warmOpenApi,
   warmUpFromRawConfig,
-} from "../../kube/kubeconfig";
+} from "../../engine/warmup";
 
 const TLS = path.join(__dirname, "fixtures", "tls");
 const pem = (f: string) => fs.readFileSync(path.join(TLS, f));
