@@ -16,13 +16,8 @@ import {
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ComputePlaneConfig } from "../config/schema";
-import {
-  type ComputeInputs,
-  computeFlags,
-  computeValues,
-  inotifyImages,
-  operatorIdentity,
-} from "../values/compute";
+import { type ComputeInputs, computeValues, inotifyImages, operatorIdentity } from "../values/compute";
+import { computeFlags } from "../config/flags";
 import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";

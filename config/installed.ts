@@ -25,7 +25,6 @@
  */
 import { createHash } from "node:crypto";
 import type { Plane } from "../catalog/releases";
-import type { Values } from "../values/merge";
 import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 
@@ -441,7 +440,7 @@ export interface InstalledInput {
   /** Release names the stack installs (enabled in its config and bundle). */
   releases: readonly string[];
   /** The values a release is installed with (program values with `nvcf:releaseValues` merged; secrets as plain text). */
-  values: (release: string) => Values;
+  values: (release: string) => Record<string, unknown>;
   /** Control plane: the Cassandra password's origin. */
   cassandraPassword?: "config" | "generated";
 }
@@ -457,7 +456,7 @@ export function installedRecord(input: InstalledInput): {
 } {
   const record: InstalledRecord = { version: 1, settings: {} };
   const digests: InstalledDigests = {};
-  const cache = new Map<string, Values>();
+  const cache = new Map<string, Record<string, unknown>>();
   const valuesOf = (r: string) => {
     let v = cache.get(r);
     if (!v) cache.set(r, (v = input.values(r)));

@@ -17,13 +17,8 @@ import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
-import { computeFlags } from "../values/compute";
-import { controlFlags } from "../values/control";
-import {
-  type ObservabilitySettings,
-  bundleShipsObservability,
-  installsObservability,
-} from "../values/observability";
+import { computeFlags, controlFlags, llmManagesIssuer } from "./flags";
+import { type ObservabilitySettings, bundleShipsObservability, installsObservability } from "./observability";
 
 const K = (path: string) => `nvcf:${path}`;
 const PLACEHOLDER_REPO = "YOUR_ORG/YOUR_TEAM";
@@ -575,17 +570,6 @@ export function llmRules(cfg: ControlPlaneConfig): Problem[] {
       });
   }
   return out;
-}
-
-/** Whether the stack manages the LLM PKI ClusterIssuer (renders `nvcf-pki`, docs/upstream-facts.md §1.3/§1.9). */
-export function llmManagesIssuer(cfg: ControlPlaneConfig): boolean {
-  const pki = cfg.addons.llm.pki;
-  // Only bundle 0.8.0 ships the nvcf-pki release (earlier bundles: the router chart provisions itself).
-  if (cfg.bundleVersion !== "0.8.0") return false;
-  if (!cfg.addons.llm.enabled || !pki.enabled || pki.mode !== "certManager") return false;
-  return (
-    pki.manageClusterIssuer ?? (pki.issuerKind === "ClusterIssuer" && pki.issuerName === "nvcf-openbao-pki")
-  );
 }
 
 /**

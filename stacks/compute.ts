@@ -11,7 +11,8 @@ import { recoverReleases } from "../recovery/recover";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
-import { type ComputeInputs, computeFlags } from "../values/compute";
+import { type ComputeInputs } from "../values/compute";
+import { computeFlags } from "../config/flags";
 import { installedOutputs, readDeployed, refuseInstalledChanges } from "./installedSettings";
 import { computeUpgradePlan } from "./upgrade";
 

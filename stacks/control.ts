@@ -18,7 +18,7 @@ import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
-import { controlFlags } from "../values/control";
+import { controlFlags } from "../config/flags";
 import { kubeconfigServer } from "../kube/kubeconfig";
 import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./installedSettings";
 import { kubeconfigForContext } from "../kube/kubeconfig";

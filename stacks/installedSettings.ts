@@ -19,9 +19,11 @@ import {
 } from "../config/installed";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
-import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
+import { blankComputeInputs, computeValues } from "../values/compute";
+import { computeFlags } from "../config/flags";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
-import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
+import { type ControlSecrets, controlValues } from "../values/control";
+import { controlFlags } from "../config/flags";
 import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
 
 /**

@@ -29,8 +29,10 @@ import {
 import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
-import { computeFlags, computeValues, type ComputeInputs } from "../values/compute";
-import { controlFlags, controlValues, sidecarUser, type ControlSecrets } from "../values/control";
+import { computeValues, type ComputeInputs } from "../values/compute";
+import { computeFlags } from "../config/flags";
+import { controlValues, sidecarUser, type ControlSecrets } from "../values/control";
+import { controlFlags } from "../config/flags";
 import { dockerAuth } from "../config/credentials";
 import { serviceHosts } from "../config/routes";
 

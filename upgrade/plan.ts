@@ -32,8 +32,10 @@ import {
 import { ConfigError, type Problem } from "../config/problems";
 import { isDevStack, versionAtLeast } from "../config/rules";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
-import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
-import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
+import { type ComputeInputs, computeValues } from "../values/compute";
+import { computeFlags } from "../config/flags";
+import { type ControlSecrets, controlValues } from "../values/control";
+import { controlFlags } from "../config/flags";
 import { type Values, deepMerge } from "../values/merge";
 
 /**

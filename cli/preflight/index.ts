@@ -43,7 +43,7 @@ import {
 } from "./context";
 import { type ClusterFacts, type FactNeeds, gatherFacts } from "./facts";
 import { checkImages } from "./images";
-import { installsObservability } from "../../values/observability";
+import { installsObservability } from "../../config/observability";
 
 export type { CheckOptions } from "./context";
 

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { missingListeners } from "../../components/gateway";
+import { missingListeners } from "../../config/routes";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";

@@ -15,7 +15,8 @@ import { enabledReleases } from "../../catalog/releases";
 import { secureReleaseValuePaths, validateConfig, withSecretReleaseValues } from "../../config/load";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { Acknowledgements, publishAsKnown, snapshot } from "../../engine/outputs";
-import { type ControlSecrets, controlFlags, controlValues } from "../../values/control";
+import { type ControlSecrets, controlValues } from "../../values/control";
+import { controlFlags } from "../../config/flags";
 import { ROOT, sentinelKubeconfig } from "./harness";
 
 type Leaf = string | { secret: string };

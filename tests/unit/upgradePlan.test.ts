@@ -18,7 +18,7 @@ import {
   upgradeValues,
 } from "../../upgrade/plan";
 import { enabledReleases, inDependencyOrder } from "../../catalog/releases";
-import { controlFlags } from "../../values/control";
+import { controlFlags } from "../../config/flags";
 import type { ComputeInputs } from "../../values/compute";
 import { thrown, validatedConfig } from "./harness";
 
