@@ -18,7 +18,12 @@ import {
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { ClusterRegistration as Registration } from "../contract/controlPlane";
-import { type ControlSecrets, OPENBAO_MIGRATIONS_SECRET_KEYS, controlValues, sidecarUser } from "../values/control";
+import {
+  type ControlSecrets,
+  OPENBAO_MIGRATIONS_SECRET_KEYS,
+  controlValues,
+  sidecarUser,
+} from "../values/control";
 import { controlFlags } from "../config/flags";
 import { accountName, managedCredentials } from "../config/accounts";
 import { dockerAuth } from "../config/credentials";

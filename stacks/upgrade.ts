@@ -4,13 +4,7 @@
  * `pulumi preview` and `pulumi up` show it (info diagnostics of the stack).
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-  type UpgradePlan,
-  computeSubject,
-  controlSubject,
-  formatPlan,
-  planUpgrade,
-} from "../upgrade/plan";
+import { type UpgradePlan, computeSubject, controlSubject, formatPlan, planUpgrade } from "../upgrade/plan";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import type { ComputeInputs } from "../values/compute";
