@@ -12,7 +12,8 @@ import {
   releaseNamespace,
 } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
-import { type ReleaseRef, recoverReleases } from "../recovery/recover";
+import { recoverReleases } from "../recovery/recover";
+import { type ReleaseRef } from "../recovery/plan";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";

@@ -17,7 +17,7 @@ import {
   parseHookObjects,
   parseState,
   planRelease,
-} from "../../recovery/recover";
+} from "../../recovery/plan";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { readHelmRelease } from "../../kube/helmRecords";
 import { controlRecoveryReleases } from "../../stacks/control";
