@@ -17,7 +17,7 @@ import {
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
-import type { ClusterRegistration as Registration } from "../contract/controlPlane";
+import type { RegistrationRecord as Registration } from "../contract/controlPlane";
 import {
   type ControlSecrets,
   OPENBAO_MIGRATIONS_SECRET_KEYS,

@@ -4,7 +4,7 @@
  * (the Makefile keeps the text from the first `clusterID:` line).
  */
 import * as yaml from "js-yaml";
-import type { ClusterRegistration } from "../contract/controlPlane";
+import type { RegistrationRecord } from "../contract/controlPlane";
 
 /** The marker line `cluster register` prints before the Helm values block. */
 export const HELM_VALUES_MARKER = "--- Helm values for nvca-operator ---";
@@ -40,7 +40,7 @@ export function cliConfigYaml(e: CliEndpoints): string {
  * and the hint line before the values block are skipped (the block starts at the first `clusterID:` line).
  * Throws when there is no block or `clusterID`/`clusterGroupID` is empty (docs/upstream-facts.md §4 row 15).
  */
-export function parseRegistration(stdout: string): ClusterRegistration {
+export function parseRegistration(stdout: string): RegistrationRecord {
   const lines = stdout.split(/\r?\n/);
   const start = lines.findIndex((l) => /^clusterID:/.test(l));
   if (start < 0)
@@ -48,7 +48,7 @@ export function parseRegistration(stdout: string): ClusterRegistration {
   const doc = yaml.load(lines.slice(start).join("\n")) as Record<string, unknown> | null;
   const sm = (doc?.["selfManaged"] ?? {}) as Record<string, unknown>;
   const s = (v: unknown) => (v === undefined || v === null ? "" : String(v));
-  const r: ClusterRegistration = {
+  const r: RegistrationRecord = {
     clusterID: s(doc?.["clusterID"]),
     clusterGroupID: s(doc?.["clusterGroupID"]),
     ncaID: s(doc?.["ncaID"]),
@@ -66,7 +66,7 @@ export function parseRegistration(stdout: string): ClusterRegistration {
 /** What a registration update compares: the registration recorded last time, and this run's settings. */
 export interface RegistrationChange {
   /** The registration recorded by the last run (its values block); undefined when none was recorded. */
-  recorded?: Pick<ClusterRegistration, "clusterID" | "ncaID" | "region" | "icmsServiceURL">;
+  recorded?: Pick<RegistrationRecord, "clusterID" | "ncaID" | "region" | "icmsServiceURL">;
   /** This run's NCA id, region and ICMS URL (`http://<gateway address>`). */
   ncaId: string;
   region: string;

@@ -90,7 +90,7 @@ export const controlConfig = (s: CheckedStack) => s.config as ControlPlaneConfig
 export const computeConfig = (s: CheckedStack) => s.config as ComputePlaneConfig;
 
 /** A cluster a check talks to, or why it cannot be reached without a secret. */
-export interface ClusterAccess {
+export interface CheckCluster {
   /** What the user calls it, e.g. `context kwok-nvcf-dev` or `nvcf:gpuClusterKubeconfigs.gpu-a`. */
   label: string;
   kube?: Kube;
@@ -105,7 +105,7 @@ function access(
   label: string,
   opts: CheckOptions,
   kubeconfigText?: string,
-): ClusterAccess {
+): CheckCluster {
   const kubeOpts = { kubectl: opts.kubectl, timeoutMs: opts.timeoutMs };
   if (kubeconfigText !== undefined) {
     const tmp = kubeconfigFile(kubeconfigText);
@@ -127,7 +127,7 @@ function access(
  * else the context in the ambient kubeconfig (or `opts.kubeconfig`). A stack that sets `nvcf:kubeconfig` whose
  * value was not supplied, or that reads its cluster from EKS, is unavailable.
  */
-export function stackCluster(s: CheckedStack, opts: CheckOptions): ClusterAccess {
+export function stackCluster(s: CheckedStack, opts: CheckOptions): CheckCluster {
   const cfg = s.config;
   const ctx = cfg.kubernetes.context;
   if (s.secretKeys.has("kubeconfig")) {
@@ -158,7 +158,7 @@ export function registrationCluster(
   control: CheckedStack,
   clusterName: string,
   opts: CheckOptions,
-): ClusterAccess | undefined {
+): CheckCluster | undefined {
   const cfg = controlConfig(control);
   const entry = cfg.gpuClusters.find((c) => c.name === clusterName);
   if (!entry) return undefined;
