@@ -90,7 +90,7 @@ export function inlineProgram(
   }
   return async () => {
     // The SDK's per-resource traces stay out of the engine here too, and its per-promise stack traces are not
-    // taken (stacks/loader.ts `quietSdkTraces`, `quietPromiseTraces`).
+    // taken (engine/loader.ts `quietSdkTraces`, `quietPromiseTraces`).
     const { quietPromiseTraces, quietSdkTraces } = await import("../engine/loader");
     quietSdkTraces(env);
     quietPromiseTraces(env);

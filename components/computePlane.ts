@@ -41,7 +41,7 @@ export interface ComputePlaneArgs {
   chartRegistryPassword?: pulumi.Output<string>;
   /** The GPU cluster's kubeconfig for kubectl during teardown (secret; empty: ambient KUBECONFIG/context). */
   kubeconfig?: pulumi.Output<string>;
-  /** Releases to import instead of install, `namespace/name` by release name (components/recovery.ts). */
+  /** Releases to import instead of install, `namespace/name` by release name (recovery/recover.ts). */
   adopt?: Record<string, string>;
 }
 

@@ -82,7 +82,7 @@ export interface NvcfReleaseArgs {
   timeoutSeconds: number;
   /**
    * `namespace/name` of a deployed Helm release that the Pulumi state lost (an interrupted run): it is imported
-   * instead of installed again (components/recovery.ts `recoverReleases`).
+   * instead of installed again (recovery/recover.ts `recoverReleases`).
    */
   adopt?: string;
   /**

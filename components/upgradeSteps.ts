@@ -6,7 +6,7 @@
  * from any point an interrupted run left, and prints what it did (never a secret: the Cassandra password reaches
  * the script as a secret environment value and cqlsh through standard input).
  *
- * Which steps exist, and when they run (components/upgradePlan.ts decides the plan):
+ * Which steps exist, and when they run (upgrade/plan.ts decides the plan):
  * - `openbao-rollout`, whenever OpenBao is enabled: the server StatefulSet uses `OnDelete`, so after each Helm
  *   upgrade of openbao-server (its Helm revision is an input) the pods still on the previous revision are rotated,
  *   standbys first. With nothing to rotate it does nothing, so it stays in place between upgrades.
@@ -73,7 +73,7 @@ export const ADOPTION_RECORD = "nvcf-cassandra-adoption";
 export interface CassandraStepArgs {
   namespace: string;
   replicas: number;
-  /** Namespaces whose Deployments write to Cassandra (components/upgradePlan.ts `cassandraWriterNamespaces`). */
+  /** Namespaces whose Deployments write to Cassandra (upgrade/plan.ts `cassandraWriterNamespaces`). */
   writerNamespaces: string[];
   /** The superuser's name and password (secret). */
   cqlUser: pulumi.Input<string>;
@@ -90,7 +90,7 @@ export interface UpgradeStepsArgs {
   cassandra?: CassandraStepArgs;
   /**
    * Releases that must not wait for the upgrade's phases (they are prerequisites of openbao-server, which starts
-   * the move): names (components/upgradePlan.ts `movePhaseOrder`, whose order the releases are created in).
+   * the move): names (upgrade/plan.ts `movePhaseOrder`, whose order the releases are created in).
    */
   phaseExempt: ReadonlySet<string>;
 }
@@ -118,7 +118,7 @@ export class UpgradeSteps {
     return this.args.plan.cassandraAdopted && this.args.cassandra !== undefined;
   }
 
-  /** The values a release gets on top of its own (components/upgradePlan.ts `upgradeValues`). */
+  /** The values a release gets on top of its own (upgrade/plan.ts `upgradeValues`). */
   values(release: string): Values {
     return upgradeValues(release, this.adopting);
   }

@@ -4,7 +4,7 @@
  *
  * The program records, at every `pulumi up`, the value each such setting was deployed with: plain values in the
  * stack output `installed` (`InstalledRecord`), credentials as digests in the secret output `installedDigests`.
- * The next run reads both back (stacks/deployed.ts `readDeployed`, from the backend, so `pulumi preview` can do
+ * The next run reads both back (stacks/installedSettings.ts `readDeployed`, from the backend, so `pulumi preview` can do
  * it too) and, before it registers any resource, refuses every change of a setting the cluster cannot take in
  * place, each naming the config key, the deployed value and the way out: a documented procedure followed by
  * `nvcf:allowInstalledChanges`. Settings a chart applies again on every upgrade through a hook are let through,

@@ -378,7 +378,7 @@ export function kubeAccessProblems(cfg: StackConfig, kube: KubeconfigView): Prob
 
 /** Where `validateConfig` looks beyond the config itself (omitted in pure tests: those checks are skipped). */
 export interface ValidationEnvironment {
-  /** The ambient kubeconfig the stack would use (`stacks/kube.ts ambientKubeconfigView`). */
+  /** The ambient kubeconfig the stack would use (`kube/kubeconfig.ts ambientKubeconfigView`). */
   kubeconfig?: KubeconfigView;
   /**
    * How to find the keys a release's chart declares, given the stack's `nvcf:charts` (config/chartKeys.ts

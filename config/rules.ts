@@ -652,7 +652,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "pulumi config set --path nvcf:cassandra.preset xlarge",
     );
 
-  // Registry credentials the account bootstrap and nvcf-cli would have the API refuse (values/accounts.ts).
+  // Registry credentials the account bootstrap and nvcf-cli would have the API refuse (config/accounts.ts).
   out.push(...accountConfigRules(cfg));
 
   // Account limits (docs/upstream-facts.md §1.9, §4 row 33).
@@ -935,7 +935,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
 
 // ---- releaseValues: which config turns each release on, and the rules of first-class keys ----
 
-/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in `values/`), for fixes. */
+/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in config/flags.ts), for fixes. */
 const ENABLED_BY: Record<EnableFlag, string> = {
   always: "always on",
   observabilityEnabled:

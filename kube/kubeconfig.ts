@@ -129,7 +129,7 @@ export interface KubeContextEntries {
 
 /**
  * Finds a context and the cluster and user it names in parsed kubeconfig documents (pure; the one lookup behind
- * `minifyKubeconfig`, `kubeconfigServer` and stacks/kube.ts `openApiWarmRequest`). Input: the documents in KUBECONFIG
+ * `minifyKubeconfig`, `kubeconfigServer` and engine/warmup.ts `openApiWarmRequest`). Input: the documents in KUBECONFIG
  * order, as `yaml.load` returns them (for each name the first document that defines it wins, as kubectl merges
  * them; documents of another shape define nothing), and the context's name. Output: the context's entry and the
  * cluster and user sections it names, or undefined when no document defines the context. Throws nothing.

@@ -2,7 +2,7 @@
  * The one way this project runs kubectl from TypeScript: every call runs `kubectl` as a child process (no shell,
  * no client library) against one kubeconfig context or file, with a timeout, and parses JSON. The `nvcf`
  * command's checks and Helmfile import read through `Kube`; the program's recovery of interrupted runs
- * (components/recovery.ts) reads and deletes Helm records through it. A kubeconfig held in memory (a secret
+ * (recovery/recover.ts) reads and deletes Helm records through it. A kubeconfig held in memory (a secret
  * config value) is written to a private temporary file for the calls (`kubeconfigFile`).
  *
  * The scripts the command provider runs (the teardown steps, the operator restart, the upgrade steps) reach the

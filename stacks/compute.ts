@@ -153,7 +153,7 @@ export async function computePlaneStack(
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
   // missing one is reported once, as the config problem, not also as an unhandled exception per output. With it,
-  // the move from the bundle this stack is deployed at (components/upgradePlan.ts); every problem of both is
+  // the move from the bundle this stack is deployed at (upgrade/plan.ts); every problem of both is
   // reported at once.
   const cpValues = await controlPlaneValues(ref, cfg);
   const problems: Problem[] = [];

@@ -1,6 +1,6 @@
 /**
  * The stack programs' side of bundle upgrades: each plans its move from its own previous outputs before anything is
- * touched (components/upgradePlan.ts), refusing the moves the planner refuses, and logs the plan of a move so that
+ * touched (upgrade/plan.ts), refusing the moves the planner refuses, and logs the plan of a move so that
  * `pulumi preview` and `pulumi up` show it (info diagnostics of the stack).
  */
 import * as pulumi from "@pulumi/pulumi";

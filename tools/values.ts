@@ -54,7 +54,7 @@ export interface StackValuesOptions {
   /**
    * How secrets appear. `marker` (default): secret config keys become `<secret:KEY>` and every secret leaf of
    * the values `<secret>`. `sentinel`: secret config keys become `SENTINEL-<KEY>` and the secret leaves are
-   * encoded from them exactly as the program encodes the real keys (`values/credentials.ts` `dockerAuth`),
+   * encoded from them exactly as the program encodes the real keys (`config/credentials.ts` `dockerAuth`),
    * so they have the real shape (e.g. one-line base64) without holding a real secret.
    */
   secrets?: "marker" | "sentinel";

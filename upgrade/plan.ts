@@ -1,7 +1,7 @@
 /**
  * Bundle upgrades: what moving a stack from the NVCF bundle it is deployed at to the one its config names
  * means, decided before anything is touched. Pure: the deployed bundle comes from the stack's own previous
- * outputs (stacks/previous.ts), the rest from the release catalog and the values builders.
+ * outputs (engine/previous.ts), the rest from the release catalog and the values builders.
  *
  * `planUpgrade` either refuses the move (a `ConfigError` naming `nvcf:bundleVersion`, the deployed bundle and
  * the way to go) or returns the plan: per release its chart version before and after and whether the bundle
@@ -130,7 +130,7 @@ export interface UpgradeSubject {
   plane: Plane;
   stack: string;
   target: BundleVersion;
-  /** Enable flags of the config (values/control.ts `controlFlags`, values/compute.ts `computeFlags`). */
+  /** Enable flags of the config (config/flags.ts `controlFlags`, `computeFlags`). */
   flags: Readonly<Record<EnableFlag, boolean>>;
   versionOverrides: Readonly<Record<string, string>>;
   /**

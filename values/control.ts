@@ -28,7 +28,7 @@ import {
 } from "./observability";
 import { grpcHostnames } from "../config/routes";
 
-/** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
+/** The secret inputs of the control plane, already encoded (see `config/credentials.ts`). */
 export interface ControlSecrets<S> {
   /** Feeds both `DEFAULT_CASSANDRA_PASSWORD` and `cassandra.serviceRolePassword`. */
   cassandraPassword: S;

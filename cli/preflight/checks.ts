@@ -377,7 +377,7 @@ export function checkGateways(cfg: ControlPlaneConfig, facts: ClusterFacts, stac
     else
       out.push(pass("gateway.programmed", stack, obj, `Programmed, address ${addr ?? cfg.gateway.address}`));
   }
-  // Listeners: names (components/gateway.ts missingListeners, also run by the program) and protocols.
+  // Listeners: names (config/routes.ts missingListeners, also run by the program) and protocols.
   const gws: Record<string, { spec?: { listeners?: { name: string; port?: number; protocol?: string }[] } }> =
     {};
   for (const [id] of refs) if (byId.has(id)) gws[id] = byId.get(id) as never;

@@ -73,7 +73,7 @@ function withValue<C extends ControlPlaneConfig | ComputePlaneConfig>(
   return { ...cfg, releaseValues: rv };
 }
 
-/** Compares a config with a deployed one, as the stack does (stacks/deployed.ts `refuseInstalledChanges`). */
+/** Compares a config with a deployed one, as the stack does (stacks/installedSettings.ts `refuseInstalledChanges`). */
 function compare(
   now: ControlPlaneConfig | ComputePlaneConfig,
   deployed: ControlPlaneConfig | ComputePlaneConfig,

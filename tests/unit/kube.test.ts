@@ -1,5 +1,5 @@
 /**
- * stacks/kube.ts, the OpenAPI warm-up: the request built from each kind of kubeconfig credential (and the cases it
+ * engine/warmup.ts, the OpenAPI warm-up: the request built from each kind of kubeconfig credential (and the cases it
  * leaves to the provider), a real HTTPS exchange with a local server that holds an API server's contract for it
  * (client certificate or token, the protobuf media type, the status and headers before the body), and that nothing
  * is sent without an engine.

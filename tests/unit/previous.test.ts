@@ -1,5 +1,5 @@
 /**
- * stacks/previous.ts: a stack reads its own previous outputs through a StackReference to itself.
+ * engine/previous.ts: a stack reads its own previous outputs through a StackReference to itself.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { previousOutputs, selfStackName } from "../../engine/previous";

@@ -1,5 +1,5 @@
 /**
- * The upgrade planner (components/upgradePlan.ts): its rules, one by one, on the committed example stacks'
+ * The upgrade planner (upgrade/plan.ts): its rules, one by one, on the committed example stacks'
  * configs, and the plan it makes of the moves it allows.
  */
 import * as path from "node:path";
