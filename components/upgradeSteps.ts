@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
-import { KUBECTL_PREAMBLE } from "./computePlane";
+import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import type { NvcfRelease } from "./release";
 import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "../upgrade/plan";
 import type { Values } from "../values/merge";
