@@ -519,11 +519,11 @@ function setInReleaseValues(
   release: string,
   path: string,
 ): boolean {
-  let cur: unknown = rv[release];
-  for (const p of path.split(".")) {
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur) || !(p in cur)) return false;
-    cur = (cur as Record<string, unknown>)[p];
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return true;
+  const parts = path.split(".");
+  for (let i = 1; i <= parts.length; i++) {
+    const v = valueAt(rv[release], parts.slice(0, i));
+    if (v === undefined) return false;
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return true;
   }
   return true;
 }

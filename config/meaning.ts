@@ -18,6 +18,7 @@ import {
   type ReleaseSpec,
   chartVersion,
 } from "../catalog/releases";
+import { valueAt } from "./paths";
 import { routeAttachments } from "./routes";
 import type { ChartKeysLookup, KeyNode } from "./chartKeys";
 import { type Problem, describe } from "./problems";
@@ -95,12 +96,7 @@ function marked(path: readonly string[], marks: readonly string[][]): boolean {
 
 /** Whether a releaseValues object holds a path (marks must name something that is set). */
 function holds(rv: Record<string, unknown>, path: readonly string[]): boolean {
-  let cur: unknown = rv;
-  for (const p of path) {
-    if (!isMap(cur) || !(p in cur)) return false;
-    cur = cur[p];
-  }
-  return true;
+  return valueAt(rv, path) !== undefined;
 }
 
 /**
