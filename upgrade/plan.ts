@@ -684,11 +684,6 @@ export function computeSubject(
   };
 }
 
-/** The release names of a plan that the move upgrades or installs (for ordering), in plan order. */
-export function movingReleases(plan: UpgradePlan): string[] {
-  return plan.releases.filter((r) => r.kind === "upgrade" || r.kind === "install").map((r) => r.name);
-}
-
 /** A spec's needs, transitively (release names), for the flags given. */
 export function prerequisitesOf(
   name: string,

@@ -196,26 +196,3 @@ export function fail(
 export function skipped(check: string, stack: string, object: string, why: string, fix: string): Finding {
   return fail(check, stack, object, `not checked: ${why}`, "the check to run", fix, "warning");
 }
-
-/** Runs a check function; an unexpected error becomes one failing finding instead of aborting the others. */
-export async function guarded(
-  check: string,
-  stack: string,
-  object: string,
-  fn: () => Promise<Finding[]> | Finding[],
-): Promise<Finding[]> {
-  try {
-    return await fn();
-  } catch (e) {
-    return [
-      fail(
-        check,
-        stack,
-        object,
-        `the check failed to run: ${(e as Error).message.split("\n")[0]}`,
-        "a cluster that answers the read",
-        "check that the context reaches the cluster and the user may read it (kubectl auth can-i get <kind>)",
-      ),
-    ];
-  }
-}
