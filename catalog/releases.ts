@@ -96,8 +96,6 @@ export interface ReleaseSpec {
    * second time once it has completed (components/recovery.ts `planRelease`, docs/recovery.md).
    */
   rerunnableInstallHooks?: string[];
-  /** Helmfile release-group label (docs/upstream-facts.md §1.2), kept for reference and for `--target` style selection in docs. */
-  group: "observability" | "dependencies" | "services" | "ingress" | "workers";
 }
 
 const all = (v: string): Record<BundleVersion, string> => ({ "0.6.1": v, "0.7.0": v, "0.8.0": v });
@@ -162,7 +160,6 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     enabled: "prometheusOperatorCrdsInstall",
     needs: [],
     valuesKey: null,
-    group: "observability",
   },
   {
     name: "opentelemetry-operator",
@@ -173,7 +170,6 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     enabled: "otelOperatorInstall",
     needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.hf }],
     valuesKey: null,
-    group: "observability",
   },
   {
     name: "victoria-metrics",
@@ -189,7 +185,6 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     ],
     valuesKey: null,
     stateful: true,
-    group: "observability",
   },
   {
     name: "otel-collector",
@@ -205,7 +200,6 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
       { release: "victoria-metrics", when: "metricsBackendInstall", reason: WHY.hf },
     ],
     valuesKey: null,
-    group: "observability",
   },
   {
     name: "default-monitors",
@@ -219,7 +213,6 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
       { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
     ],
     valuesKey: null,
-    group: "observability",
   },
 ];
 
@@ -238,7 +231,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [],
     valuesKey: "nats",
     stateful: true,
-    group: "dependencies",
   },
   {
     name: "cert-manager",
@@ -253,7 +245,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     // a dry-run Certificate (CRDs and webhook reachable) and persists nothing (upstream chart
     // templates/startupapicheck-job.yaml, which NVIDIA's wrapper chart includes as its subchart).
     rerunnableInstallHooks: ["cert-manager-startupapicheck"],
-    group: "dependencies",
   },
   {
     name: "openbao-server",
@@ -265,7 +256,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [{ release: "nats", when: "nats", reason: WHY.natsKeys }],
     valuesKey: "openbao",
     stateful: true,
-    group: "dependencies",
   },
   {
     name: "nvcf-pki",
@@ -279,7 +269,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
       { release: "cert-manager", when: "certManager", reason: WHY.certManagerCrds },
     ],
     valuesKey: null,
-    group: "dependencies",
   },
   {
     name: "cassandra",
@@ -291,7 +280,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [],
     valuesKey: "cassandra",
     stateful: true,
-    group: "dependencies",
   },
   // Stage 2: core services.
   {
@@ -303,7 +291,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "apikeys",
-    group: "services",
   },
   {
     name: "sis",
@@ -314,7 +301,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "sis",
-    group: "services",
   },
   {
     name: "api",
@@ -325,7 +311,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [{ release: "ess-api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "api",
-    group: "services",
   },
   {
     name: "nvct-api",
@@ -336,7 +321,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "nvctApi",
-    group: "services",
   },
   {
     name: "invocation-service",
@@ -347,7 +331,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "invocation",
-    group: "services",
   },
   {
     name: "grpc-proxy",
@@ -358,7 +341,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "grpcproxy",
-    group: "services",
   },
   {
     name: "ratelimiter",
@@ -369,7 +351,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "rateLimiter",
     needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "rateLimiter",
-    group: "services",
   },
   {
     name: "ess-api",
@@ -380,7 +361,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "ess",
-    group: "services",
   },
   {
     name: "notary-service",
@@ -391,7 +371,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR],
     valuesKey: "notary",
-    group: "services",
   },
   {
     // No need on sis (NVIDIA declares none; helmfile 1.1.9 layering made it wait on a slow sis): only the injector.
@@ -403,7 +382,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [NEEDS_OPENBAO_INJECTOR],
     valuesKey: "adminIssuerProxy",
-    group: "services",
   },
   {
     name: "reval",
@@ -414,7 +392,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [],
     valuesKey: "reval",
-    group: "services",
   },
   {
     name: "nats-auth-callout-service",
@@ -425,7 +402,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [{ release: "openbao-server", when: "openbao", reason: WHY.calloutCreds }],
     valuesKey: null,
-    group: "services",
   },
   {
     name: "llm-request-router",
@@ -440,7 +416,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
       { release: "nvcf-pki", when: "llmManagedPki", reason: WHY.routerIssuer },
     ],
     valuesKey: "llmRequestRouter",
-    group: "services",
   },
   {
     name: "llm-api-gateway",
@@ -451,7 +426,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "llm",
     needs: [{ release: "llm-request-router", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "llmApiGateway",
-    group: "services",
   },
   {
     name: "vanity-gateway",
@@ -462,7 +436,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "vanityGateway",
     needs: [{ release: "invocation-service", reason: WHY.hf }],
     valuesKey: "vanityGateway",
-    group: "services",
   },
   {
     name: "nvcf-ui",
@@ -473,7 +446,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "nvcfUi",
     needs: [{ release: "openbao-server", when: "openbao", reason: WHY.uiOpenbao }],
     valuesKey: "nvcfUi",
-    group: "services",
   },
   {
     name: "ingress",
@@ -488,7 +460,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
       { release: "nvcf-ui", when: "nvcfUi", reason: WHY.hf },
     ],
     valuesKey: "nvcfGatewayRoutes",
-    group: "ingress",
   },
   // Stage 3: observability services.
   {
@@ -500,7 +471,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "stateMetrics",
     needs: [],
     valuesKey: "stateMetrics",
-    group: "observability",
   },
   {
     name: "function-autoscaler",
@@ -515,7 +485,6 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
       NEEDS_CASSANDRA_SCHEMA,
     ],
     valuesKey: "functionautoscaler",
-    group: "observability",
   },
 ];
 
@@ -539,7 +508,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "kaiScheduler",
     needs: [],
     valuesKey: null,
-    group: "workers",
   },
   {
     name: "nvcf-kai-topology",
@@ -555,7 +523,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
       },
     ],
     valuesKey: null,
-    group: "workers",
   },
   {
     name: "grove-operator",
@@ -573,7 +540,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
       },
     ],
     valuesKey: null,
-    group: "workers",
   },
   {
     name: "nvcf-grove-topology",
@@ -590,7 +556,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
       { release: "nvcf-kai-topology", reason: "each binding references a KAI Topology object by name" },
     ],
     valuesKey: null,
-    group: "workers",
   },
   {
     name: "dynamo-operator",
@@ -607,7 +572,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
       },
     ],
     valuesKey: null,
-    group: "workers",
   },
   {
     name: "nvca-operator",
@@ -618,7 +582,6 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     enabled: "always",
     needs: [],
     valuesKey: null,
-    group: "workers",
   },
 ];
 

@@ -118,8 +118,3 @@ export function loadEnvironment(projectDir: string, env: string): Environment {
     .sort((a, b) => clusterName(a).localeCompare(clusterName(b)) || a.stack.localeCompare(b.stack));
   return { name: env, projectDir: dir, control, compute };
 }
-
-/** The stacks of an environment in deployment order: the control plane first, then the compute planes. */
-export function stacksOf(env: Environment): StackFile[] {
-  return [env.control, ...env.compute];
-}

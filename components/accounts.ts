@@ -21,6 +21,7 @@ import {
 } from "../values/accounts";
 import { type CliEndpoints, cliConfigYaml } from "../values/registration";
 import { ACCOUNT_SCRIPT } from "./accountScript";
+import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
 
 export interface AccountSettingsArgs {
@@ -145,10 +146,14 @@ export class AccountSettings extends pulumi.ComponentResource {
       );
       // The script prints only the API's record of the credential (IDs, names, types), so it is not secret.
       applied[c.registryHostname] = pulumi.unsecret(
-        cmd.stdout.apply((out) => ranIn(out, (o) => deployedCredential(c, parseCredentialOutput(o)))),
+        cmd.stdout.apply((out) =>
+          ranIn(out, (o) => failsAs(cmd, () => deployedCredential(c, parseCredentialOutput(o)))),
+        ),
       );
     }
-    const appliedLimits = pulumi.unsecret(limits.stdout.apply((out) => ranIn(out, parseLimitsOutput)));
+    const appliedLimits = pulumi.unsecret(
+      limits.stdout.apply((out) => ranIn(out, (o) => failsAs(limits, () => parseLimitsOutput(o)))),
+    );
     this.settings = pulumi.all([appliedLimits, pulumi.output(applied)]).apply(([lim, creds]) =>
       lim === undefined
         ? undefined

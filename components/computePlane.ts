@@ -23,6 +23,7 @@ import {
   inotifyImages,
   operatorIdentity,
 } from "../values/compute";
+import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { RESTART_OPERATOR, identityEnvironment } from "./operatorRestart";
@@ -230,7 +231,7 @@ export class ComputePlane extends pulumi.ComponentResource {
           chart: r.chart,
           version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
           namespace: ns,
-          values: args.inputs.apply((inp) => computeValues(r.name, cfg, inp)),
+          values: args.inputs.apply((inp) => failsAs(this, () => computeValues(r.name, cfg, inp))),
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt?.[r.name],

@@ -190,9 +190,10 @@ export class NvcfGateway extends pulumi.ComponentResource {
       const checked = pulumi.all(read).apply((gws) => {
         const problems = missingListeners(cfg, gws);
         if (problems.length > 0) {
-          throw new Error(
+          throw new pulumi.ResourceError(
             `the Gateway the routes attach to lacks what they need:\n  - ${problems.join("\n  - ")}\n` +
               `Add the listeners (spec: http 80, tcp 10081, nats 4222, worker-tcp 10086) or set nvcf:gateway.install true.`,
+            this,
           );
         }
         return gws;

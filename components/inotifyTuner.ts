@@ -98,9 +98,10 @@ export class InotifyTuner extends pulumi.ComponentResource {
     this.scheduled = this.daemonSet.status.apply((s) => {
       const n = s?.desiredNumberScheduled ?? 0;
       if (args.requireNodes && n === 0) {
-        throw new Error(
+        throw new pulumi.ResourceError(
           "node-inotify-tuner is scheduled on 0 nodes, but GPU nodes are expected: check that the cluster has schedulable " +
             "GPU nodes (and their taints), or set nvcf:inotify.requireGpuNodes false",
+          this.daemonSet,
         );
       }
       return n;

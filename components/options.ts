@@ -11,8 +11,8 @@ import type * as pulumi from "@pulumi/pulumi";
  * Why: the Node.js SDK (3.248, `runtime/resource.js` `prepareResource`) sends a resource's registration only
  * once every `dependsOn` resource has been created, and a child's only once its parent is registered. A
  * component that carries the `dependsOn` therefore waits for its prerequisites, then costs one more engine round
- * trip (the component's registration, a state write with it) before its resource can even be checked: 0.1-0.2 s
- * on every edge of the install order, 7 such edges on the control plane's longest chain (docs/performance.md).
+ * trip (the component's registration, a state write with it) before its resource can even be checked, on every
+ * edge of the install order (docs/performance.md, "a component in front of every release").
  * Registered at once instead, the component is in place when the prerequisites finish. Nothing else changes:
  * a resource that names the component in its `dependsOn` waits for the component's children, and teardown
  * follows the dependencies the resources themselves record.

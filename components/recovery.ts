@@ -18,12 +18,9 @@
  * `recoverReleases`. During `pulumi preview` nothing is changed: the plan is only reported. When nothing is
  * wrong (every release's latest record `deployed`), one kubectl call for Helm's labels is all it costs.
  */
-import { execFile } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import * as zlib from "node:zlib";
 import * as pulumi from "@pulumi/pulumi";
+import { readHelmRelease } from "../kube/helmRecords";
+import { Kube, execCommand, kubeconfigFile } from "../kube/kubectl";
 
 /** One revision record of Helm's storage (a Secret labelled `owner=helm`). */
 export interface HelmRecord {
@@ -255,26 +252,9 @@ export interface ClusterAccess {
   kubeconfig?: string;
 }
 
-/**
- * Decodes the `release` field of a Helm storage Secret as the API returns it (base64 of Helm's own base64 of
- * gzipped JSON) into Helm's release object (`name`, `version`, `info.status`, `chart.metadata`, `hooks`, …).
- * Returns undefined when the field is missing or not a Helm record.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function decodeHelmPayload(payloadB64: string | undefined): any {
-  if (!payloadB64) return undefined;
-  try {
-    let buf = Buffer.from(Buffer.from(payloadB64, "base64").toString("utf8"), "base64");
-    if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
-    return JSON.parse(buf.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The hook objects (`kind/name`) a Helm storage payload declares. */
 export function recordHooks(payloadB64: string | undefined): string[] {
-  const rel = decodeHelmPayload(payloadB64) as { hooks?: { kind?: string; name?: string }[] } | undefined;
+  const rel = readHelmRelease(payloadB64);
   return (rel?.hooks ?? []).map((h) => `${h.kind ?? ""}/${h.name ?? ""}`);
 }
 
@@ -626,45 +606,20 @@ function unclaimed(
   return found.filter((h) => !claimed.has(`${h.kind}/${h.name}`));
 }
 
+/** The most output a child process may print, bytes (a stack export or every Helm record of a cluster). */
+const MAX_OUTPUT = 256 * 1024 * 1024;
+
 async function readState(stack: string): Promise<StateView | undefined> {
-  const r = await run("pulumi", ["stack", "export", "--stack", stack, "--non-interactive"]);
-  if (r.status !== 0 || !r.stdout) return undefined;
+  const r = await execCommand("pulumi", ["stack", "export", "--stack", stack, "--non-interactive"], {
+    timeoutMs: 0,
+    maxBuffer: MAX_OUTPUT,
+  });
+  if (r.code !== 0 || !r.stdout) return undefined;
   try {
     return parseState(JSON.parse(r.stdout));
   } catch {
     return undefined;
   }
-}
-
-/** What a child process left: exit status (null when it could not start), its output, a start error's message. */
-interface RunResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  error?: string;
-}
-
-/**
- * Runs a command without blocking the event loop (other stacks' programs in the same process, `nvcf`'s inline
- * runs, go on meanwhile), with the caller's environment. Never rejects: a failure is in the result.
- */
-function run(cmd: string, args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(
-      cmd,
-      args,
-      { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: process.env },
-      (err, stdout, stderr) => {
-        const code = err ? (err as { code?: unknown }).code : 0;
-        resolve({
-          status: typeof code === "number" ? code : err ? null : 0,
-          stdout,
-          stderr,
-          ...(err && typeof code !== "number" ? { error: err.message } : {}),
-        });
-      },
-    );
-  });
 }
 
 /**
@@ -690,26 +645,26 @@ interface KubectlRunner {
   close(): void;
 }
 
+/**
+ * kubectl aimed at the cluster of `access` (kube/kubectl.ts `Kube`: a kubeconfig text is written to a private
+ * temporary file until `close()`), with a 20 s request timeout and no limit on a call's duration, one try per call.
+ */
 function kubectlRunner(access: ClusterAccess): KubectlRunner {
-  let dir: string | undefined;
-  const base: string[] = [];
-  if (access.kubeconfig !== undefined) {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-recovery-"));
-    const file = path.join(dir, "kubeconfig");
-    fs.writeFileSync(file, access.kubeconfig, { mode: 0o600 });
-    base.push("--kubeconfig", file);
-  } else if (access.context !== undefined) {
-    base.push("--context", access.context);
-  }
-  const exec = (args: string[]) => run(access.kubectl, [...base, "--request-timeout=20s", ...args]);
+  const file = access.kubeconfig !== undefined ? kubeconfigFile(access.kubeconfig) : undefined;
+  const kube = new Kube(file !== undefined ? { kubeconfig: file.file } : { context: access.context }, {
+    kubectl: access.kubectl,
+    requestTimeout: "20s",
+    timeoutMs: 0,
+    maxBuffer: MAX_OUTPUT,
+  });
   return {
     async text(args) {
-      const r = await exec(args);
-      return r.status === 0 ? r.stdout : undefined;
+      const r = await kube.run(args);
+      return r.code === 0 ? r.stdout : undefined;
     },
     async json(args) {
-      const r = await exec(args);
-      if (r.status !== 0) return undefined;
+      const r = await kube.run(args);
+      if (r.code !== 0) return undefined;
       try {
         return JSON.parse(r.stdout);
       } catch {
@@ -717,14 +672,14 @@ function kubectlRunner(access: ClusterAccess): KubectlRunner {
       }
     },
     async run(args) {
-      const r = await exec(args);
-      if (r.status !== 0) {
+      const r = await kube.run(args);
+      if (r.code !== 0) {
         throw new RecoveryError(`kubectl ${args.join(" ")} failed: ${(r.stderr || r.error || "").trim()}`);
       }
     },
     hint: access.context !== undefined ? `kubectl --context ${access.context}` : "kubectl",
     close() {
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      file?.remove();
     },
   };
 }

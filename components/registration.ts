@@ -13,6 +13,7 @@ import {
   describeRegistrationUpdate,
   parseRegistration,
 } from "../values/registration";
+import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
 
 export interface ClusterRegistrationArgs {
@@ -233,15 +234,15 @@ export class ClusterRegistration extends pulumi.ComponentResource {
     }
     // The script prints only the values block (IDs and URLs), so the parsed fields are not secret. An
     // adopted registration's IDs come from config, so they are known even when the command is not run.
+    // Output the command printed that is not a registration fails as an error of the command.
+    const parsed = (text: string): Registration => failsAs(cmd, () => parseRegistration(text));
     this.registration = ids
       ? pulumi.unsecret(
           pulumi
             .all([cmd.stdout, endpoints.gatewayUrl])
-            .apply(([out, url]) =>
-              parseRegistration(out || registeredValuesText(ids, args.ncaId, args.region, url)),
-            ),
+            .apply(([out, url]) => parsed(out || registeredValuesText(ids, args.ncaId, args.region, url))),
         )
-      : pulumi.unsecret(cmd.stdout.apply(parseRegistration));
+      : pulumi.unsecret(cmd.stdout.apply(parsed));
     this.registerOutputs({ registration: this.registration });
   }
 }

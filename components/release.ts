@@ -105,7 +105,7 @@ export interface NvcfReleaseArgs {
  * by Helm, the chart version is pinned, resources are awaited (including hook Jobs) within the timeout,
  * and a failed install is rolled back (`atomic`) so that the next run installs afresh with its install-only
  * hooks instead of upgrading a broken release (docs/upstream-facts.md §1.11, §4 row 5).
- * Chart registry credentials are passed on the resource, never taken from the host's Helm login (C1), and
+ * Chart registry credentials are passed on the resource, never taken from the host's Helm login, and
  * only to the locations that take them (`repositoryOptions`). The chart is resolved through its origin
  * (`chartReference`).
  *

@@ -26,6 +26,7 @@
 import { createHash } from "node:crypto";
 import type { Plane } from "../catalog/releases";
 import type { Values } from "../values/merge";
+import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 
 /** How the program treats a change of an installed setting. */
@@ -426,16 +427,6 @@ function canonical(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
       .join(",")}}`;
   return JSON.stringify(v);
-}
-
-/** The value at a dotted path of a values object (undefined when any step is missing). */
-function valueAt(values: unknown, path: string): unknown {
-  let cur = values;
-  for (const p of path.split(".")) {
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
 }
 
 /** The settings that apply to a stack: its plane's, for the releases it installs. */

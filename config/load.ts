@@ -15,6 +15,7 @@ import { controlFlags } from "../values/control";
 import { chartKeysFromSources } from "./chartKeys";
 import { allowListProblems } from "./installed";
 import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
+import { parsePropertyPath, valueAt } from "./paths";
 import { ConfigError, type Problem, describe } from "./problems";
 import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
 import {
@@ -62,18 +63,9 @@ function issuePath(path: readonly PropertyKey[]): string {
   );
 }
 
-function getPath(obj: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
-  }
-  return cur;
-}
-
 function deletePath(obj: unknown, path: readonly PropertyKey[]): boolean {
   if (path.length === 0) return false;
-  const parent = getPath(obj, path.slice(0, -1));
+  const parent = valueAt(obj, path.slice(0, -1));
   if (parent === null || typeof parent !== "object") return false;
   const last = path[path.length - 1];
   if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
@@ -269,7 +261,7 @@ function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown, schema
       }
       continue;
     }
-    const value = getPath(input, i.path);
+    const value = valueAt(input, i.path);
     const { expected, hint } = expectedOf(i, schema);
     out.push({
       key: `${NS}:${path}`,
@@ -564,14 +556,12 @@ export function withSecretReleaseValues(
   const out = structuredClone(releaseValues);
   const paths: (string | number)[][] = [
     ...releaseValueSecretPaths(releaseValues).map((p) =>
-      (p.replace(/^releaseValues\./, "").match(/\[\d+\]|[^.[\]]+/g) ?? []).map((t) =>
-        t.startsWith("[") ? Number(t.slice(1, -1)) : t,
-      ),
+      parsePropertyPath(p.replace(/^releaseValues\./, "")),
     ),
     ...(stackFileText === undefined ? [] : secureReleaseValuePaths(stackFileText)),
   ];
   for (const p of paths) {
-    const parent = getPath(out, p.slice(0, -1));
+    const parent = valueAt(out, p.slice(0, -1));
     const last = p[p.length - 1];
     if (parent === null || typeof parent !== "object") continue;
     const v = (parent as Record<string | number, unknown>)[last];

@@ -13,6 +13,7 @@ import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
 import { accountConfigRules } from "../values/accounts";
 import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
 import { routeProblems } from "./meaning";
+import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
@@ -1002,15 +1003,6 @@ export const OPENBAO_MIGRATIONS_ENV = [
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-/** The value at a dotted path of an override (undefined when any step is missing). */
-function at(v: unknown, ...path: string[]): unknown {
-  let cur = v;
-  for (const p of path) {
-    if (!isObj(cur)) return undefined;
-    cur = cur[p];
-  }
-  return cur;
-}
 /** `nvcf:<path>` quoted for a shell when it holds `[` or `]`. */
 const Q = (path: string) => (/[[\]]/.test(path) ? `'${K(path)}'` : K(path));
 
@@ -1062,7 +1054,7 @@ export function releaseValueParityRules(
     const c = cfg as ControlPlaneConfig;
     // Cassandra password, both places (docs/upstream-facts.md §4 rows 1, 27; README "Credentials by construction").
     const cassPath = "releaseValues.cassandra.cassandra.serviceRolePassword";
-    const cassPw = at(rv["cassandra"], "cassandra", "serviceRolePassword");
+    const cassPw = valueAt(rv["cassandra"], ["cassandra", "serviceRolePassword"]);
     if (cassPw !== undefined)
       for (const r of cassandraPasswordReasons(cassPw))
         add(
@@ -1072,7 +1064,7 @@ export function releaseValueParityRules(
           `pulumi config rm --path ${K(cassPath)}, and pulumi config set --secret nvcf:cassandraPassword <password> (it feeds both places), or leave both unset to have one generated`,
         );
     const envPath = "releaseValues.openbao-server.openbao.migrations.env";
-    const env = at(rv["openbao-server"], "openbao", "migrations", "env");
+    const env = valueAt(rv["openbao-server"], ["openbao", "migrations", "env"]);
     let baoPw: unknown = undefined;
     if (env !== undefined) {
       if (!Array.isArray(env) || !env.every((e) => isObj(e) && typeof e["name"] === "string")) {
@@ -1127,8 +1119,12 @@ export function releaseValueParityRules(
         );
     }
     const cass = rv["cassandra"];
-    wholeAtLeast("releaseValues.cassandra.cassandra.replicaCount", at(cass, "cassandra", "replicaCount"), 1);
-    const preset = at(cass, "cassandra", "resourcesPreset");
+    wholeAtLeast(
+      "releaseValues.cassandra.cassandra.replicaCount",
+      valueAt(cass, ["cassandra", "replicaCount"]),
+      1,
+    );
+    const preset = valueAt(cass, ["cassandra", "resourcesPreset"]);
     const presets = ["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"];
     if (preset !== undefined && (typeof preset !== "string" || !presets.includes(preset)))
       add(
@@ -1150,20 +1146,20 @@ export function releaseValueParityRules(
       );
     wholeAtLeast(
       "releaseValues.openbao-server.openbao.injector.replicas",
-      at(rv["openbao-server"], "openbao", "injector", "replicas"),
+      valueAt(rv["openbao-server"], ["openbao", "injector", "replicas"]),
       1,
     );
     wholeAtLeast(
       "releaseValues.ratelimiter.rateLimiter.replicaCount",
-      at(rv["ratelimiter"], "rateLimiter", "replicaCount"),
+      valueAt(rv["ratelimiter"], ["rateLimiter", "replicaCount"]),
       1,
     );
     wholeAtLeast(
       "releaseValues.vanity-gateway.vanityGateway.replicaCount",
-      at(rv["vanity-gateway"], "vanityGateway", "replicaCount"),
+      valueAt(rv["vanity-gateway"], ["vanityGateway", "replicaCount"]),
       1,
     );
-    const limits = at(rv["api"], "api", "accountBootstrap", "limits");
+    const limits = valueAt(rv["api"], ["api", "accountBootstrap", "limits"]);
     if (isObj(limits))
       for (const [k, max] of Object.entries(ACCOUNT_LIMITS_MAX))
         wholeAtLeast(`releaseValues.api.api.accountBootstrap.limits.${k}`, limits[k], 1, max);
@@ -1171,7 +1167,7 @@ export function releaseValueParityRules(
   }
   const cc = cfg as ComputePlaneConfig;
   const op = rv["nvca-operator"];
-  const gates = at(op, "selfManaged", "featureGateValues");
+  const gates = valueAt(op, ["selfManaged", "featureGateValues"]);
   const gatesPath = "releaseValues.nvca-operator.selfManaged.featureGateValues";
   if (gates !== undefined) {
     if (!Array.isArray(gates))
@@ -1207,25 +1203,25 @@ export function releaseValueParityRules(
     "natsHostOverride",
   ];
   for (const h of hostOverrides)
-    if (at(op, "selfManaged", h) !== undefined && !versionAtLeast(opVersion, "1.12.0"))
+    if (valueAt(op, ["selfManaged", h]) !== undefined && !versionAtLeast(opVersion, "1.12.0"))
       add(
         `releaseValues.nvca-operator.selfManaged.${h}`,
         `unset with helm-nvca-operator ${opVersion} (host header overrides need >= 1.12.0)`,
-        describe(at(op, "selfManaged", h)),
+        describe(valueAt(op, ["selfManaged", h])),
         "remove it, or use chart 1.12.0 or later",
       );
-  if (at(op, "agent", "byooOtelCollector") !== undefined && !versionAtLeast(opVersion, "1.21.0"))
+  if (valueAt(op, ["agent", "byooOtelCollector"]) !== undefined && !versionAtLeast(opVersion, "1.21.0"))
     add(
       "releaseValues.nvca-operator.agent.byooOtelCollector",
       `unset with helm-nvca-operator ${opVersion} (agent.byooOtelCollector needs >= 1.21.0)`,
-      describe(at(op, "agent", "byooOtelCollector")),
+      describe(valueAt(op, ["agent", "byooOtelCollector"])),
       "remove it or set nvcf:bundleVersion 0.8.0",
     );
-  if (at(rv["grove-operator"], "nodeSelector") !== undefined && cc.bundleVersion === "0.7.0")
+  if (valueAt(rv["grove-operator"], ["nodeSelector"]) !== undefined && cc.bundleVersion === "0.7.0")
     add(
       "releaseValues.grove-operator.nodeSelector",
       "unset in bundle 0.7.0 (grove-charts v0.1.0-alpha.9 has no nodeSelector value)",
-      describe(at(rv["grove-operator"], "nodeSelector")),
+      describe(valueAt(rv["grove-operator"], ["nodeSelector"])),
       "remove it, or set nvcf:bundleVersion 0.8.0",
     );
   return out;
@@ -1239,9 +1235,9 @@ export function releaseValueParityRules(
  */
 export function releaseValueSecretPaths(releaseValues: Record<string, Record<string, unknown>>): string[] {
   const out: string[] = [];
-  if (at(releaseValues["cassandra"], "cassandra", "serviceRolePassword") !== undefined)
+  if (valueAt(releaseValues["cassandra"], ["cassandra", "serviceRolePassword"]) !== undefined)
     out.push("releaseValues.cassandra.cassandra.serviceRolePassword");
-  const env = at(releaseValues["openbao-server"], "openbao", "migrations", "env");
+  const env = valueAt(releaseValues["openbao-server"], ["openbao", "migrations", "env"]);
   if (Array.isArray(env))
     env.forEach((e, i) => {
       if (

@@ -2,7 +2,8 @@
  * The control plane → compute plane contract: the stack outputs a compute-plane stack reads through a
  * StackReference. Both sides use this module: the control-plane stack exports with `toStackOutputs`,
  * compute-plane stacks read with `readControlPlane` (`requireOutput`, so a missing output fails with its
- * name). Non-secret values are plain outputs; each secret is its own output.
+ * name). Non-secret values are plain outputs; each secret is its own output, so a compute plane reads a
+ * secret without making the plain values secret too.
  */
 import * as pulumi from "@pulumi/pulumi";
 
@@ -86,11 +87,15 @@ export function toStackOutputs(v: Inputs<ControlPlaneOutputs>): Record<string, p
 export type ControlPlaneView = { [K in keyof ControlPlaneOutputs]: pulumi.Output<ControlPlaneOutputs[K]> };
 
 /**
- * Reads the control plane through a StackReference. Every output is read with `requireOutput`, so a
- * missing one fails the deployment with its name. Secrets stay secret.
+ * Reads the named outputs of the control plane through a StackReference (only those: the reader names what it
+ * uses). Each is read with `requireOutput`, so a missing one fails the deployment with its name. Secrets stay
+ * secret.
  */
-export function readControlPlane(ref: pulumi.StackReference): ControlPlaneView {
+export function readControlPlane<K extends keyof ControlPlaneOutputs>(
+  ref: pulumi.StackReference,
+  names: readonly K[],
+): Pick<ControlPlaneView, K> {
   const view: Record<string, pulumi.Output<unknown>> = {};
-  for (const k of [...PLAIN_OUTPUT_NAMES, ...SECRET_OUTPUT_NAMES]) view[k] = ref.requireOutput(k);
-  return view as ControlPlaneView;
+  for (const k of names) view[k] = ref.requireOutput(k);
+  return view as Pick<ControlPlaneView, K>;
 }

@@ -14,7 +14,7 @@
 #                             preview is taken just before and just after the program's, and the ratio is over
 #                             their mean, so both sides see the same state of the machine (the program's preview
 #                             comes right after `pulumi up`, while the cluster still settles).
-#                             preview-noop/empty-after: over the one taken after only (the method of the older figures in docs/performance.md)
+#                             preview-noop/empty-after: over the one taken after only (the earlier method, for older figures)
 #   up-phase/critical-path    `pulumi up -s dev` from nothing: resource phase ÷ the longest chain of the same run's
 #                             step durations over the state's dependencies (tools/bench-analyze.ts)
 #   helmfile/install          under the readiness profile (scripts/cluster.sh NVCF_READINESS_PROFILE=real): the

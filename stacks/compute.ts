@@ -10,26 +10,13 @@ import { ComputePlane, computeReleaseNamespace } from "../components/computePlan
 import { recoverReleases } from "../components/recovery";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
-import { CONTRACT_VERSION, type ClusterRegistration, readControlPlane } from "../contract/controlPlane";
+import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs, computeFlags } from "../values/compute";
 import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
 import { computeUpgradePlan } from "./upgrade";
 
-/** What the compute plane reads from its control plane's plain outputs (see `contract/controlPlane.ts`). */
-export interface ControlPlaneValues {
-  contractVersion: number;
-  bundleVersion: string;
-  imageRegistry: string;
-  imageRepository: string;
-  hosts: Record<string, string>;
-  icmsUrl: string;
-  revalUrl: string;
-  natsUrl: string;
-  clusterRegistrations: Record<string, ClusterRegistration>;
-}
-
-/** The plain outputs `computeInputs` needs, in the order they are checked. */
-export const CONTROL_PLANE_VALUE_NAMES: readonly (keyof ControlPlaneValues)[] = [
+/** The plain outputs `computeInputs` needs, in the order they are checked (`contract/controlPlane.ts`). */
+export const CONTROL_PLANE_VALUE_NAMES = [
   "contractVersion",
   "bundleVersion",
   "imageRegistry",
@@ -39,7 +26,10 @@ export const CONTROL_PLANE_VALUE_NAMES: readonly (keyof ControlPlaneValues)[] = 
   "revalUrl",
   "natsUrl",
   "clusterRegistrations",
-];
+] as const satisfies readonly (keyof ControlPlanePlainOutputs)[];
+
+/** What the compute plane reads from its control plane's plain outputs: those of `CONTROL_PLANE_VALUE_NAMES`. */
+export type ControlPlaneValues = Pick<ControlPlanePlainOutputs, (typeof CONTROL_PLANE_VALUE_NAMES)[number]>;
 
 /**
  * Checks what the control plane exported against this stack's config and builds the inputs of the
@@ -180,7 +170,7 @@ export async function computePlaneStack(
   if (!plain || problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
   const inputs = pulumi.output(plain);
   await requireRegistryKey(ref, cfg);
-  const cp = readControlPlane(ref);
+  const cp = readControlPlane(ref, ["imageRegistryKey"]);
   const kubeconfig = cfg.kubeconfig === undefined ? undefined : pulumi.secret(cfg.kubeconfig);
   const provider = new k8s.Provider("compute-plane-cluster", {
     kubeconfig,

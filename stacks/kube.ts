@@ -261,10 +261,10 @@ export function warmOpenApi(req: OpenApiWarmRequest, timeoutMs = 30_000): Promis
 
 /**
  * Asks the stack's API server for its OpenAPI v2 document while the program is still starting, so that the
- * Kubernetes provider finds it built when it checks the first resource (docs/performance.md, "Session 10"). The
- * provider reads that document before its first check, and after a CustomResourceDefinition changes (an install or a
- * teardown) the API server builds it afresh on the next read: 0.5–0.8 s on a local cluster, on the critical path
- * of every install otherwise. Best effort: nothing waits for the request and nothing fails with it.
+ * Kubernetes provider finds it built when it checks the first resource. The provider reads that document before
+ * its first check, and after a CustomResourceDefinition changes (an install or a teardown) the API server builds it
+ * afresh on the next read, which is otherwise on the critical path of every install (how long it takes:
+ * docs/performance.md, "the first gap, taken apart"). Best effort: nothing waits for the request and nothing fails with it.
  *
  * Input: how the provider reaches the cluster, a kubeconfig text (`nvcf:kubeconfig`) or a context of the ambient
  * kubeconfig (default: its current context). Output, at once: `asking <server>` when the request was sent, else

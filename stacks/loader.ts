@@ -284,8 +284,8 @@ export interface DeferredModule {
 /**
  * What `installFastLoader` defers. `@pulumi/pulumi`'s index loads `runtime/closure/codePaths.js` (through the
  * Automation API's exports), which requires npm's Arborist at its top: over 400 modules (pacote, cacache,
- * sigstore, ...) and about 0.3 s of CPU at every run, measured with `node --cpu-prof` on `pulumi preview -s dev`
- * (docs/performance.md). Arborist is used only to find a function's package dependencies when a closure is
+ * sigstore, ...) loaded at every run (their cost: docs/performance.md, "Start-up: what the program does before the
+ * engine gets its first resource"). Arborist is used only to find a function's package dependencies when a closure is
  * serialized (`pulumi.runtime.serializeFunction`, dynamic providers), which no stack of this project does.
  */
 export const DEFERRED_MODULES: readonly DeferredModule[] = [
@@ -338,9 +338,9 @@ const QUIET_PROMISES = Symbol.for("nvcf-pulumi.quietPromiseTraces");
  * Keeps the SDK from taking a stack trace of every promise it tracks. The SDK's `debuggablePromise`
  * (`@pulumi/pulumi` 3.248, `runtime/debuggable.js`) runs once per property of every resource it registers (about
  * 5,000 times in a control-plane run) and keeps `new Error().stack` on the promise, which it reads only to print
- * leaked promises when `PULUMI_DEBUG_PROMISE_LEAKS` is set. Capturing and formatting those traces was 0.3–0.4 s of
- * the program's CPU in a control-plane run, most of it before the first release could be registered
- * (docs/performance.md, "Session 10"). The wrapper runs it with `Error.stackTraceLimit` at 0, so V8 captures no
+ * leaked promises when `PULUMI_DEBUG_PROMISE_LEAKS` is set. Capturing and formatting those traces would take a
+ * large share of the program's CPU in a control-plane run, most of it before the first release can be registered
+ * (docs/performance.md, "the first gap, taken apart"). The wrapper runs it with `Error.stackTraceLimit` at 0, so V8 captures no
  * frame; everything else it does (its leak bookkeeping included) is unchanged. Input: the environment. Output:
  * true when wrapped (or already). Throws nothing: without the SDK's module at the expected place it changes
  * nothing.

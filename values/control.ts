@@ -249,7 +249,10 @@ function uiHealthComponents(cfg: ControlPlaneConfig): Values[] {
   return out;
 }
 
-/** One builder per release. The map key is the release name of `catalog/releases.ts`. */
+/**
+ * One builder per release, by family. The map key is the release name of `catalog/releases.ts`; every
+ * control-plane release of the catalog has exactly one.
+ */
 function builders<S>(): Record<string, Builder<S>> {
   return {
     // NVIDIA's observability stack, as every cluster gets it (values/observability.ts).
@@ -259,6 +262,20 @@ function builders<S>(): Record<string, Builder<S>> {
         (cfg: ControlPlaneConfig) => observabilityValues(n, cfg.observability, observabilityImages(cfg)),
       ]),
     ),
+    ...dependencyBuilders<S>(),
+    ...serviceBuilders<S>(),
+    ...llmBuilders<S>(),
+    ...ingressBuilders<S>(),
+    ...platformMetricsBuilders<S>(),
+  };
+}
+
+/**
+ * The dependencies (NVIDIA's `deploy/stacks/self-managed/helmfile.d/01-dependencies.yaml.gotmpl`, release-group
+ * `dependencies`): NATS, cert-manager, OpenBao, the PKI, Cassandra.
+ */
+function dependencyBuilders<S>(): Record<string, Builder<S>> {
+  return {
     nats: (cfg) => {
       const c = common(cfg);
       const nats: Values = {};
@@ -379,6 +396,12 @@ function builders<S>(): Record<string, Builder<S>> {
         },
       };
     },
+  };
+}
+
+/** The core services (`helmfile.d/02-core.yaml.gotmpl`, release-group `services`) but the LLM add-on's. */
+function serviceBuilders<S>(): Record<string, Builder<S>> {
+  return {
     "api-keys": (cfg) => {
       const c = common(cfg);
       return {
@@ -615,6 +638,61 @@ function builders<S>(): Record<string, Builder<S>> {
         },
       };
     },
+    "vanity-gateway": (cfg) => {
+      const c = common(cfg);
+      const vg = cfg.addons.vanityGateway;
+      const v: Values = {
+        fullnameOverride: "vanity-gateway",
+        replicaCount: vg.replicaCount,
+        ...c.ips,
+        image: { ...c.image("nvcf-ai-api-gateway-service"), pullPolicy: "IfNotPresent" },
+        config: {
+          mappingPath: "/etc/vanity-gateway/config/config.yaml",
+          nvcfApiEndpoint: "http://invocation.nvcf.svc.cluster.local:8080",
+          otelExporterOtlpEndpoint: c.tr.enabled ? c.otlp : "",
+          // No OpenBao agent in this chart: no secrets file unless something else mounts one.
+          secretsPath: "",
+          privateModelNameRegexPattern: "",
+          awsRegion: "",
+          shadowMaxConcurrent: 256,
+        },
+        mappingConfig: vg.mappingConfig,
+        serviceMonitor: { enabled: false, interval: "60s", labels: {} },
+      };
+      const ns = c.nodeSelector("controlplane");
+      if (ns) {
+        v["nodeSelector"] = ns;
+        // ON PURPOSE: as for the rate limiter, the pool's tolerations come with its node selector.
+        const tl = c.tolerations("controlplane");
+        if (tl) v["tolerations"] = tl;
+      }
+      return { vanityGateway: v };
+    },
+    "nvcf-ui": (cfg) => {
+      const c = common(cfg);
+      return {
+        nvcfUi: {
+          fullnameOverride: "nvcf-ui",
+          image: { repository: `${c.reg}/${c.repo}/nvcf-ui` },
+          ...c.ips,
+          config: {
+            nvcfUrl: "api.nvcf.svc.cluster.local:8080",
+            nvctUrl: "nvct-api.nvcf.svc.cluster.local:8080",
+            sisUrl: "api.sis.svc.cluster.local:8080",
+          },
+          // 0.16.2 is the oldest migrations image the UI's OpenBao job works with.
+          openbaoMigrations: { image: { ...c.image("nvcf-openbao-migrations"), tag: "0.16.2" } },
+          controlPlane: { components: uiHealthComponents(cfg) },
+          ...c.placement("controlplane"),
+        },
+      };
+    },
+  };
+}
+
+/** The LLM add-on's releases of `02-core` (`addons.llm`): the request router and the API gateway in front of it. */
+function llmBuilders<S>(): Record<string, Builder<S>> {
+  return {
     "llm-request-router": (cfg) => {
       const c = common(cfg);
       const pki = cfg.addons.llm.pki;
@@ -684,55 +762,12 @@ function builders<S>(): Record<string, Builder<S>> {
         },
       };
     },
-    "vanity-gateway": (cfg) => {
-      const c = common(cfg);
-      const vg = cfg.addons.vanityGateway;
-      const v: Values = {
-        fullnameOverride: "vanity-gateway",
-        replicaCount: vg.replicaCount,
-        ...c.ips,
-        image: { ...c.image("nvcf-ai-api-gateway-service"), pullPolicy: "IfNotPresent" },
-        config: {
-          mappingPath: "/etc/vanity-gateway/config/config.yaml",
-          nvcfApiEndpoint: "http://invocation.nvcf.svc.cluster.local:8080",
-          otelExporterOtlpEndpoint: c.tr.enabled ? c.otlp : "",
-          // No OpenBao agent in this chart: no secrets file unless something else mounts one.
-          secretsPath: "",
-          privateModelNameRegexPattern: "",
-          awsRegion: "",
-          shadowMaxConcurrent: 256,
-        },
-        mappingConfig: vg.mappingConfig,
-        serviceMonitor: { enabled: false, interval: "60s", labels: {} },
-      };
-      const ns = c.nodeSelector("controlplane");
-      if (ns) {
-        v["nodeSelector"] = ns;
-        // ON PURPOSE: as for the rate limiter, the pool's tolerations come with its node selector.
-        const tl = c.tolerations("controlplane");
-        if (tl) v["tolerations"] = tl;
-      }
-      return { vanityGateway: v };
-    },
-    "nvcf-ui": (cfg) => {
-      const c = common(cfg);
-      return {
-        nvcfUi: {
-          fullnameOverride: "nvcf-ui",
-          image: { repository: `${c.reg}/${c.repo}/nvcf-ui` },
-          ...c.ips,
-          config: {
-            nvcfUrl: "api.nvcf.svc.cluster.local:8080",
-            nvctUrl: "nvct-api.nvcf.svc.cluster.local:8080",
-            sisUrl: "api.sis.svc.cluster.local:8080",
-          },
-          // 0.16.2 is the oldest migrations image the UI's OpenBao job works with.
-          openbaoMigrations: { image: { ...c.image("nvcf-openbao-migrations"), tag: "0.16.2" } },
-          controlPlane: { components: uiHealthComponents(cfg) },
-          ...c.placement("controlplane"),
-        },
-      };
-    },
+  };
+}
+
+/** The ingress release (`02-core`, release-group `ingress`): the Gateway API routes to the services. */
+function ingressBuilders<S>(): Record<string, Builder<S>> {
+  return {
     ingress: (cfg) => {
       const g = cfg.gateway;
       const gateways: Values = {
@@ -790,6 +825,15 @@ function builders<S>(): Record<string, Builder<S>> {
         },
       };
     },
+  };
+}
+
+/**
+ * NVCF's releases of `helmfile.d/03-observability.yaml.gotmpl` (release-group `observability`): the state metrics
+ * service and the function autoscaler.
+ */
+function platformMetricsBuilders<S>(): Record<string, Builder<S>> {
+  return {
     "state-metrics": (cfg) => {
       const c = common(cfg);
       return {

@@ -4,10 +4,11 @@
  * docs/upstream-facts.md §1.11 (hooks), §1.12 (routes), §2.8-§2.9 (identity ConfigMap, NVCFBackend, agent).
  */
 import * as yaml from "js-yaml";
-import { type KubeObject, condition } from "../kube";
+import { type KubeObject, condition } from "../../kube/kubectl";
 import { fail, pass } from "../preflight/context";
 import type { Finding } from "../types";
-import { type HelmHook, type HelmRelease, type ManifestObject, manifestObjects } from "./helm";
+import type { HelmHook, HelmRelease } from "../../kube/helmRecords";
+import { type ManifestObject, manifestObjects } from "./helm";
 
 /** A release a stack declares: name, namespace and the chart version it pins. */
 export interface ExpectedRelease {

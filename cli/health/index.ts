@@ -8,7 +8,7 @@ import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { type Values, deepMerge } from "../../values/merge";
 import { monitorObjects, observabilityFlags, observabilityValues } from "../../values/observability";
-import type { Kube, KubeObject } from "../kube";
+import type { Kube, KubeObject } from "../../kube/kubectl";
 import {
   type CheckOptions,
   type CheckedStack,

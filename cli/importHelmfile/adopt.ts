@@ -14,7 +14,6 @@
  * After that `pulumi preview` shows updates of adopted objects (what the program sets differently) and
  * creates only of objects Helmfile never made (teardown steps, the node tuner, labels).
  */
-import * as zlib from "node:zlib";
 import {
   type EnableFlag,
   type ReleaseSpec,
@@ -28,7 +27,8 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { isObservabilityRelease } from "../../values/observability";
-import type { Kube } from "../kube";
+import { type HelmRelease, decodeHelmRelease } from "../../kube/helmRecords";
+import type { Kube } from "../../kube/kubectl";
 
 /** Resource types of the objects adopted. */
 export const TYPES = {
@@ -288,21 +288,8 @@ export interface LiveRelease {
   chartVersion: string;
 }
 
-/**
- * Decodes Helm's release record: the Secret's `data.release` is base64 (Kubernetes) of base64 of gzip of the
- * release JSON. Output: name, namespace, revision, status, chart name and version. Throws on a malformed record.
- */
-export function decodeHelmRecord(data: string): Omit<LiveRelease, "revision"> & { revision: number } {
-  const inner = Buffer.from(Buffer.from(data, "base64").toString("utf8"), "base64");
-  const json =
-    inner[0] === 0x1f && inner[1] === 0x8b ? zlib.gunzipSync(inner).toString("utf8") : inner.toString("utf8");
-  const rel = JSON.parse(json) as {
-    name: string;
-    namespace: string;
-    version: number;
-    info?: { status?: string };
-    chart?: { metadata?: { name?: string; version?: string } };
-  };
+/** The fields of a decoded Helm release record (kube/helmRecords.ts) that the live checks compare. */
+export function liveRelease(rel: HelmRelease): LiveRelease {
   return {
     name: rel.name,
     namespace: rel.namespace,
@@ -322,7 +309,7 @@ export async function liveReleases(kube: Kube): Promise<LiveRelease[]> {
   const newest = new Map<string, LiveRelease>();
   for (const s of items) {
     if (!s.data?.release) continue;
-    const r = decodeHelmRecord(s.data.release);
+    const r = liveRelease(decodeHelmRelease(s.data.release));
     const k = `${r.namespace}/${r.name}`;
     if ((newest.get(k)?.revision ?? -1) < r.revision) newest.set(k, r);
   }

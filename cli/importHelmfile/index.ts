@@ -25,7 +25,7 @@ import { validateConfig } from "../../config/load";
 import { ConfigError } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { projectName } from "../environment";
-import { Kube } from "../kube";
+import { Kube } from "../../kube/kubectl";
 import { CliError } from "../report";
 import { EXIT } from "../types";
 import {
@@ -50,8 +50,8 @@ import {
   mapComputePlane,
   mapControlPlane,
   rawConfig,
-  setPath,
 } from "./mapping";
+import { setPath } from "../../config/paths";
 
 /** The options of the verb, as commander parses them. */
 export interface ImportOptions {

@@ -27,6 +27,7 @@ import {
   NGC_USER,
   looksLikeEncodedAuth,
 } from "../../values/credentials";
+import { setPath, valueAt } from "../../config/paths";
 
 /** What happened to one key of a Helmfile file. */
 export type NoteStatus =
@@ -90,28 +91,6 @@ export function sameValue(a: unknown, b: unknown): boolean {
     return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameValue(a[k], b[k]));
   }
   return false;
-}
-
-/** Sets a dotted path in a nested object, creating maps on the way. Keys may not contain dots. */
-export function setPath(obj: Obj, path: string | string[], value: unknown): void {
-  const parts = Array.isArray(path) ? path : path.split(".");
-  let cur = obj;
-  for (const p of parts.slice(0, -1)) {
-    if (!isObj(cur[p])) cur[p] = {};
-    cur = cur[p] as Obj;
-  }
-  cur[parts[parts.length - 1]] = value;
-}
-
-/** Reads a dotted path of a nested object (undefined when absent). */
-export function getPath(obj: unknown, path: string | string[]): unknown {
-  const parts = Array.isArray(path) ? path : path.split(".");
-  let cur: unknown = obj;
-  for (const p of parts) {
-    if (!isObj(cur)) return undefined;
-    cur = cur[p];
-  }
-  return cur;
 }
 
 /**
@@ -415,7 +394,7 @@ export const CONTROL_RULES: readonly Rule[] = [
     // global.yaml.gotmpl reads the add-on's own selector only while global.nodeSelectors is off; when it is on,
     // the gateway runs on the control-plane pool, which nvcf:placement.nodeSelectors already gives it.
     to: (v, ctx, key) =>
-      getPath(ctx.doc, "global.nodeSelectors.enabled") === true
+      valueAt(ctx.doc, "global.nodeSelectors.enabled") === true
         ? note(ctx, {
             key,
             status: "ignored",
@@ -805,7 +784,7 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
     "global.helm.sources.password",
   ]);
 
-  const env = getPath(s, "openbao.migrations.env");
+  const env = valueAt(s, "openbao.migrations.env");
   for (const e of Array.isArray(env) ? env : []) {
     const name = isObj(e) ? String(e["name"] ?? "") : "";
     const value = isObj(e) ? String(e["value"] ?? "") : "";
@@ -834,7 +813,7 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
     } else
       note(ctx, { key, status: "unknown", reason: "not an entry of NVIDIA's secrets template; not mapped" });
   }
-  const srp = getPath(s, "cassandra.serviceRolePassword");
+  const srp = valueAt(s, "cassandra.serviceRolePassword");
   if (srp !== undefined) cassandraPw.set("cassandra.serviceRolePassword", String(srp));
   const pws = [...new Set(cassandraPw.values())];
   if (pws.length === 1) {
@@ -852,15 +831,15 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
         reason:
           "DEFAULT_CASSANDRA_PASSWORD and cassandra.serviceRolePassword differ; the program feeds one nvcf:cassandraPassword to both, so one of them would be rotated",
       });
-  const dbUser = getPath(s, "cassandra.dbUser");
+  const dbUser = valueAt(s, "cassandra.dbUser");
   if (dbUser !== undefined)
     putSecretReleaseValue(ctx, "cassandra.dbUser", releaseValuesPath("cassandra", "dbUser"), dbUser);
 
-  const pw = getPath(s, "global.helm.sources.password");
+  const pw = valueAt(s, "global.helm.sources.password");
   if (pw !== undefined) putSecret(ctx, "global.helm.sources.password", "chartRegistryPassword", String(pw));
 
   // Account-bootstrap registry credentials: one function key for all of them.
-  const creds = getPath(s, "api.accountBootstrap.registryCredentials");
+  const creds = valueAt(s, "api.accountBootstrap.registryCredentials");
   const out: Obj[] = [];
   const keys = new Set<string>();
   for (const [i, c] of (Array.isArray(creds) ? creds : []).entries()) {
@@ -917,7 +896,7 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
       status: "secret",
       target: "registryKey",
     });
-  const registry = String(getPath(ctx.config, "images.registry") ?? "nvcr.io");
+  const registry = String(valueAt(ctx.config, "images.registry") ?? "nvcr.io");
   const pullUser = pull?.username ?? (registry === "nvcr.io" ? NGC_USER : sidecar?.user);
   if (pullUser !== undefined && pullUser !== NGC_USER) setPath(ctx.config, "pullSecret.username", pullUser);
   // The program encodes the sidecar credential with NGC's user on nvcr.io, else with the pull-secret user.
@@ -929,7 +908,7 @@ function mapSecrets(doc: unknown, ctx: Ctx, pull: PullCredential | undefined): v
       reason: `the sidecar credential's user differs from the one the program encodes it with (${registry === "nvcr.io" ? "NGC's $oauthtoken on nvcr.io" : "nvcf:pullSecret.username"}), so it would change`,
     });
   const pullKnown = registryKey !== undefined;
-  if (getPath(ctx.config, "pullSecret.name") !== null) setPath(ctx.config, "pullSecret.create", pullKnown);
+  if (valueAt(ctx.config, "pullSecret.name") !== null) setPath(ctx.config, "pullSecret.create", pullKnown);
 
   for (const [k, v] of Object.entries(flattenTop(s)))
     if (
@@ -1051,7 +1030,7 @@ export function mapComputePlane(input: {
     file: "env",
   };
   applyRules(input.env, COMPUTE_RULES, ctx);
-  if (getPath(ctx.config, "pullSecret.name")) {
+  if (valueAt(ctx.config, "pullSecret.name")) {
     // The live pull secret's key is kept (the stack's own nvcf:registryKey); without one the secret is the user's.
     const pc = input.pullCredential;
     setPath(ctx.config, "pullSecret.create", pc !== undefined);
@@ -1096,7 +1075,7 @@ export function mapComputePlane(input: {
 
 function finish(ctx: Ctx): Mapping {
   if (
-    getPath(ctx.config, "pullSecret.name") === undefined &&
+    valueAt(ctx.config, "pullSecret.name") === undefined &&
     !ctx.notes.some((n) => n.key.startsWith("global.imagePullSecrets"))
   ) {
     // base.yaml's `imagePullSecrets: []`: no pull secret is referenced (the program's own default names one).

@@ -18,7 +18,7 @@ import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../con
 import { computeFlags } from "../../values/compute";
 import { controlFlags } from "../../values/control";
 import { mapBounded } from "../bounded";
-import { execCommand } from "../kube";
+import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
 

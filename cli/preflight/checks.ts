@@ -13,7 +13,7 @@ import {
   installsObservability,
 } from "../../values/observability";
 import { GATEWAY_LISTENERS, requiredListeners } from "../../values/routes";
-import { type KubeObject, condition } from "../kube";
+import { type KubeObject, condition } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import type { ClusterFacts } from "./facts";
 import { fail, pass } from "./context";

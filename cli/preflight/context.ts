@@ -3,10 +3,9 @@
  * supplied by the caller or replaced by placeholders), how to reach each stack's cluster, and the `Finding`
  * constructors. Nothing here contacts a cluster.
  */
-import * as path from "node:path";
 import { validateConfig, type StackConfig } from "../../config/load";
 import { SECRET_KEYS, type ComputePlaneConfig, type ControlPlaneConfig } from "../../config/schema";
-import { Kube, type KubeTarget, kubeconfigFile } from "../kube";
+import { Kube, type KubeTarget, kubeconfigFile } from "../../kube/kubectl";
 import type { Environment, Finding, StackFile } from "../types";
 
 /** Options every check entry point takes. */
@@ -174,10 +173,6 @@ export function registrationCluster(
     };
   return access({}, `nvcf:gpuClusterKubeconfigs.${clusterName}`, opts, text);
 }
-
-/** The project-relative or absolute path of a stack's chart directory setting, made absolute. */
-export const projectPath = (projectDir: string, p: string) =>
-  path.isAbsolute(p) ? p : path.join(projectDir, p);
 
 /** A passing finding: `found` says what was confirmed. */
 export function pass(check: string, stack: string, object: string, found: string): Finding {

@@ -3,7 +3,7 @@
  * (cli/preflight/checks.ts) are pure functions of these facts and the validated config, so they are unit
  * tested on recorded or constructed cluster JSON.
  */
-import type { Kube, KubeObject } from "../kube";
+import type { Kube, KubeObject } from "../../kube/kubectl";
 
 /** A CustomResourceDefinition's name and the Helm release that owns it (annotations), if any. */
 export interface CrdFact {

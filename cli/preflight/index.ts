@@ -1,6 +1,6 @@
 /**
- * `runPreflight`: every preflight check, before anything is touched. Read-only: it reads each stack's
- * cluster with kubectl (cli/kube.ts), the chart sources and the image registries (a login and one manifest
+ * `runPreflight`: the checks made before anything is touched (docs/checks.md). Read-only: it reads each stack's
+ * cluster with kubectl (kube/kubectl.ts), the chart sources and the image registries (a login and one manifest
  * lookup per credential, cli/preflight/images.ts), and never writes to a cluster or a stack.
  *
  * Clusters: the control plane's (`nvcf:kubernetes.context` / `nvcf:kubeconfig` of the control stack), each GPU

@@ -5,6 +5,7 @@
  * resources. `--expect-no-changes` exits EXIT.drift when anything would change.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { parsePropertyPath } from "../../config/paths";
 import { describeRegistrationUpdate } from "../../values/registration";
 import { RELEASE_TYPE, releaseName, urnName } from "../progress";
 import { CliError } from "../report";
@@ -53,18 +54,6 @@ const UNKNOWN_MARK = "[unknown]";
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 /** Key names whose value is treated as secret even when not marked so (masking more than needed is safe). */
 const SECRET_NAME = /(password|passwd|secret|token|credential|apikey|api_key|registrykey|kubeconfig|auth)/i;
-
-/** Parses a Pulumi property path (`a.b[0]["c.d"]`) into its segments. */
-export function parsePropertyPath(p: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  const re = /([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g;
-  for (let m = re.exec(p); m; m = re.exec(p)) {
-    if (m[1] !== undefined) out.push(m[1]);
-    else if (m[2] !== undefined) out.push(Number(m[2]));
-    else out.push(m[3].replace(/\\(.)/g, "$1"));
-  }
-  return out;
-}
 
 function isSecret(v: unknown): boolean {
   return v === SECRET_MARK || (typeof v === "object" && v !== null && SECRET_SIG in v);

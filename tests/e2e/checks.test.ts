@@ -17,7 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { readStackFiles } from "../../cli/environment";
 import { checkHealth } from "../../cli/health";
-import { decodeRelease, encodeRelease } from "../../cli/health/helm";
+import { decodeHelmRelease, encodeHelmRelease } from "../../kube/helmRecords";
 import { runPreflight } from "../../cli/preflight";
 import { EXIT, type Environment, type Finding, type StackFile } from "../../cli/types";
 import { LOCAL_API_DIR, copyProject } from "./project";
@@ -577,7 +577,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
     ).trim();
     const secret = JSON.parse(kubectl("dev", "get", name, "-n", "nvcf", "-o", "json"));
     const original = secret.data.release as string;
-    const rel = decodeRelease(secret);
+    const rel = decodeHelmRelease(original);
     for (const h of rel.hooks ?? [])
       if (/account-bootstrap/.test(h.name) && h.kind === "Job")
         h.last_run = { ...h.last_run, phase: "Failed" };
@@ -589,7 +589,7 @@ describe("health after pulumi up of dev and dev-gpu-a", () => {
       "nvcf",
       "--type=merge",
       "-p",
-      JSON.stringify({ data: { release: encodeRelease(rel) } }),
+      JSON.stringify({ data: { release: encodeHelmRelease(rel) } }),
     );
     try {
       const [f] = expectFailures(await checkHealth(env()), [

@@ -26,7 +26,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { releaseSpec } from "../../catalog/releases";
-import { decodeHelmPayload } from "../../components/recovery";
+import { readHelmRelease } from "../../kube/helmRecords";
 import { LOCAL_API_DIR, copyProject } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
@@ -90,7 +90,7 @@ function releaseSummary(records = helmRecords()): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [k, r] of [...latest].sort(([a], [b]) => a.localeCompare(b))) {
-    const chart = decodeHelmPayload(r.payload)?.chart?.metadata;
+    const chart = readHelmRelease(r.payload)?.chart?.metadata;
     out[k] = `${r.status} ${chart?.name}@${chart?.version}`;
   }
   return out;
@@ -103,7 +103,7 @@ function releaseSummary(records = helmRecords()): Record<string, string> {
 function installOnlyHookJobs(records = helmRecords()): Record<string, string> {
   const jobs: [string, string][] = [];
   for (const r of records.filter((x) => x.status === "deployed")) {
-    for (const h of (decodeHelmPayload(r.payload)?.hooks ?? []) as any[]) {
+    for (const h of (readHelmRelease(r.payload)?.hooks ?? []) as any[]) {
       const ev: string[] = h.events ?? [];
       const install = ev.some((e) => /install/.test(e));
       const upgrade = ev.some((e) => /upgrade/.test(e));

@@ -23,7 +23,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXIT } from "../../cli/types";
-import { decodeHelmPayload } from "../../components/recovery";
+import { readHelmRelease } from "../../kube/helmRecords";
 import { type E2eProject, e2eProject, resetLocalClusters } from "./project";
 
 /** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */
@@ -60,7 +60,7 @@ function releases(
     const k = `${s.metadata.namespace}/${s.metadata.labels.name}`;
     const rev = Number(s.metadata.labels.version);
     if ((out[k]?.rev ?? 0) > rev) continue;
-    const rel = decodeHelmPayload(s.data?.release);
+    const rel = readHelmRelease(s.data?.release);
     out[k] = {
       rev,
       status: s.metadata.labels.status,

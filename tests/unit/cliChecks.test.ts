@@ -20,8 +20,9 @@ import {
   checkWorkloads,
 } from "../../cli/health/checks";
 import { expectedObservability } from "../../cli/health/index";
-import { type HelmRelease, decodeRelease, encodeRelease, releasesByName } from "../../cli/health/helm";
-import type { KubeObject } from "../../cli/kube";
+import { releasesByName } from "../../cli/health/helm";
+import { type HelmRelease, decodeHelmRelease, encodeHelmRelease } from "../../kube/helmRecords";
+import type { KubeObject } from "../../kube/kubectl";
 import { type ChartToCheck, checkLocalChart, chartsToCheck, pullCause } from "../../cli/preflight/charts";
 import {
   checkCertManager,
@@ -656,7 +657,7 @@ describe("health", () => {
       namespace: r.namespace,
       labels: { owner: "helm", name: r.name, version: String(r.version) },
     },
-    data: { release: encodeRelease(r) },
+    data: { release: encodeHelmRelease(r) },
   });
   const deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n";
   const route =
@@ -703,7 +704,7 @@ describe("health", () => {
   test("Helm release records decode as Helm stores them (base64 of base64 of gzip JSON), newest first", () => {
     const r1 = rel("api", "nvcf", deploy);
     const r2 = { ...r1, version: 2, info: { status: "failed", description: "timed out" } };
-    expect(decodeRelease(secretOf(r1))).toEqual(r1);
+    expect(decodeHelmRelease(secretOf(r1).data.release)).toEqual(r1);
     const m = releasesByName([
       secretOf(r1),
       secretOf(r2),

@@ -1,12 +1,12 @@
 /**
- * The `nvcf` command's kubectl client (cli/kube.ts) against a scripted kubectl: a real executable that answers
+ * The `nvcf` command's kubectl client (kube/kubectl.ts) against a scripted kubectl: a real executable that answers
  * each call from a queue of canned outcomes, so the client's handling of exit codes, output and retries runs as
  * it does against the real binary.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Kube, KubeError } from "../../cli/kube";
+import { Kube, KubeError } from "../../kube/kubectl";
 
 let dir: string;
 

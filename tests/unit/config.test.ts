@@ -69,7 +69,7 @@ describe("structure", () => {
       keys(baseControl({ gateway: gw({ shared: { name: "g", namespace: "gw", listenerName: "web" } }) })),
     ).toContain("nvcf:gateway.shared.listenerName");
   });
-  test("types: booleans and numbers set as top-level strings are read as the user meant (C17)", () => {
+  test("types: booleans and numbers set as top-level strings are read as the user meant", () => {
     expect(parseRaw("true")).toBe(true);
     expect(parseRaw("3")).toBe(3);
     expect(parseRaw("0.8.0")).toBe("0.8.0");

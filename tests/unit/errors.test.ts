@@ -19,7 +19,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { RunError } from "@pulumi/pulumi";
+import { ResourceError, RunError, type Resource } from "@pulumi/pulumi";
+import { failsAs } from "../../components/errors";
 import { validateConfig } from "../../config/load";
 import { ConfigError, type Problem, formatProblem, formatProblems } from "../../config/problems";
 import { type ComputePlaneConfig, SECRET_KEYS } from "../../config/schema";
@@ -94,7 +95,7 @@ describe("the formatted list", () => {
     expect(err.message).toBe(formatProblems("prod", [p1, p2]));
     expect(err.stackName).toBe("prod");
     expect(err.problems).toEqual([p1, p2]);
-    // Error.stack is not shadowed by the stack name (when it was, Node printed the whole error object instead of the message).
+    // Error.stack is not shadowed by the stack name (a field called `stack` would replace it).
     expect(typeof err.stack).toBe("string");
     expect(err.stack).toMatch(/^ConfigError: stack "prod" has 2 config problems/);
   });
@@ -511,4 +512,20 @@ describe("the compute plane's registry key is checked before it registers anythi
       requireRegistryKey(ref({}), validateConfig(baseCompute(), SECRET, "gpu") as ComputePlaneConfig),
     ).resolves.toBeUndefined();
   });
+});
+
+test("failsAs: a failure inside apply is raised as a ResourceError of its resource, with the same message", () => {
+  const resource = { urn: "urn:pulumi:dev::nvcf::command:local:Command::x" } as unknown as Resource;
+  expect(failsAs(resource, () => 3)).toBe(3);
+  let caught: unknown;
+  try {
+    failsAs(resource, () => {
+      throw new Error("nvcf-cli cluster register printed no Helm values");
+    });
+  } catch (e) {
+    caught = e;
+  }
+  expect(ResourceError.isInstance(caught)).toBe(true);
+  expect((caught as ResourceError).message).toBe("nvcf-cli cluster register printed no Helm values");
+  expect((caught as ResourceError).resource).toBe(resource);
 });

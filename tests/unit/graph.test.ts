@@ -266,13 +266,17 @@ describe("stack reference contract", () => {
     return validateConfig(raw, new Set(), "dev-gpu-a") as ComputePlaneConfig;
   };
 
-  test("every contract output is read with requireOutput (a missing one fails with its name)", () => {
+  test("each contract output the reader names is read with requireOutput (a missing one fails with its name)", () => {
     const asked: string[] = [];
     const ref = {
       requireOutput: (n: string) => (asked.push(n), n),
     } as unknown as import("@pulumi/pulumi").StackReference;
-    readControlPlane(ref);
-    expect(asked.sort()).toEqual([...PLAIN_OUTPUT_NAMES, ...SECRET_OUTPUT_NAMES].sort());
+    const all = [...PLAIN_OUTPUT_NAMES, ...SECRET_OUTPUT_NAMES];
+    expect(Object.keys(readControlPlane(ref, all)).sort()).toEqual([...all].sort());
+    expect(asked.sort()).toEqual([...all].sort());
+    asked.length = 0;
+    expect(readControlPlane(ref, ["imageRegistryKey"])).toEqual({ imageRegistryKey: "imageRegistryKey" });
+    expect(asked).toEqual(["imageRegistryKey"]);
   });
   test("a bundle mismatch is refused, naming both versions", () => {
     expect(() => computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" })).toThrow(

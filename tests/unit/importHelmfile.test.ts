@@ -11,11 +11,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { validateConfig } from "../../config/load";
+import { valueAt } from "../../config/paths";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import {
   adoptionPlan,
   checkReleases,
-  decodeHelmRecord,
+  liveRelease,
   dockerConfigCredential,
   importSpec,
   planUrns,
@@ -28,7 +29,6 @@ import {
   type RegistrationFile,
   decodeDockerAuth,
   formatNotes,
-  getPath,
   hasConflicts,
   mapComputePlane,
   mapControlPlane,
@@ -37,6 +37,7 @@ import {
 import { registeredValuesText } from "../../components/registration";
 import { failureLines } from "../../cli/importHelmfile/index";
 import { parseRegistration } from "../../values/registration";
+import { decodeHelmRelease } from "../../kube/helmRecords";
 import { readStackFile, render, mockGateway, validatedConfig } from "./harness";
 import * as zlib from "node:zlib";
 
@@ -258,7 +259,7 @@ describe("control plane: an environment file that sets every documented key", ()
     const env = load("control-env.yaml") as { global: { nodeSelectors: { enabled: boolean } } };
     env.global.nodeSelectors.enabled = false;
     const off = mapControlPlane({ env, secrets: secretsFile(), bundle: "0.8.0" });
-    expect(getPath(off.config, "releaseValues.vanity-gateway.vanityGateway.nodeSelector")).toEqual({
+    expect(valueAt(off.config, "releaseValues.vanity-gateway.vanityGateway.nodeSelector")).toEqual({
       pool: "edge",
     });
   });
@@ -630,7 +631,7 @@ describe("adoption plan", () => {
       chart: { metadata: { name: "helm-nvcf-nats", version: "0.7.1" } },
     };
     const data = Buffer.from(zlib.gzipSync(JSON.stringify(record)).toString("base64")).toString("base64");
-    expect(decodeHelmRecord(data)).toEqual({
+    expect(liveRelease(decodeHelmRelease(data))).toEqual({
       name: "nats",
       namespace: "nats-system",
       revision: 3,

@@ -1,5 +1,5 @@
 /**
- * What a preview and a failed update leave a reviewer (and the outputs of a failed run):
+ * What a preview and a failed update leave a reviewer (previews, and the outputs of a failed run):
  * - no control-plane release's values hold a secret inside a list, except the one list whose chart takes the
  *   credential only inline (nvcf-api's `api.accountBootstrap.registryCredentials`): the Kubernetes provider marks
  *   a list that holds a secret as secret as a whole (pulumi-kubernetes provider/pkg/provider/provider.go

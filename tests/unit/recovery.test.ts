@@ -10,7 +10,6 @@ import {
   type HelmRecord,
   type HookObject,
   type StateView,
-  decodeHelmPayload,
   healthyImports,
   namespaceNames,
   parseHelmRecordTable,
@@ -20,6 +19,7 @@ import {
   planRelease,
 } from "../../components/recovery";
 import type { ControlPlaneConfig } from "../../config/schema";
+import { readHelmRelease } from "../../kube/helmRecords";
 import { controlRecoveryReleases } from "../../stacks/control";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
@@ -205,8 +205,8 @@ describe("parsers", () => {
         hooks: ["Job/reval-migrate"],
       },
     ]);
-    expect(decodeHelmPayload(list.items[0].data.release).name).toBe("reval");
-    expect(decodeHelmPayload("not a record")).toBeUndefined();
+    expect(readHelmRelease(list.items[0].data.release)?.name).toBe("reval");
+    expect(readHelmRelease("not a record")).toBeUndefined();
   });
 
   test("the label table (no payloads): one record per line, modifiedAt optional, other lines skipped", () => {

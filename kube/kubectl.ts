@@ -1,6 +1,14 @@
 /**
- * A small, read-mostly kubectl client for the `nvcf` checks: every call runs `kubectl` as a child process with a
- * timeout, against one kubeconfig context, and parses JSON. No Pulumi, no client library: the checks only read.
+ * The one way this project runs kubectl from TypeScript: every call runs `kubectl` as a child process (no shell,
+ * no client library) against one kubeconfig context or file, with a timeout, and parses JSON. The `nvcf`
+ * command's checks and Helmfile import read through `Kube`; the program's recovery of interrupted runs
+ * (components/recovery.ts) reads and deletes Helm records through it. A kubeconfig held in memory (a secret
+ * config value) is written to a private temporary file for the calls (`kubeconfigFile`).
+ *
+ * The scripts the command provider runs (the teardown steps, the operator restart, the upgrade steps) reach the
+ * cluster the same way in bash, through the one preamble components/computePlane.ts `KUBECTL_PREAMBLE`
+ * (`--kubeconfig` of a 0600 temporary file, else `--context`): they run from the script text stored with their
+ * resource, also when it is deleted, where no TypeScript of this project runs.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -16,11 +24,13 @@ export interface ExecResult {
   timedOut: boolean;
   /** The command was not found (spawn ENOENT). */
   notFound: boolean;
+  /** Why the command could not be started or was stopped (no exit code), e.g. `spawn kubectl ENOENT`. */
+  error?: string;
 }
 
 /**
- * Runs `cmd args` as a child process (no shell) with a timeout in milliseconds, optional standard input and an
- * output limit in bytes (default 64 MiB). Never rejects: every failure is in the result. The child gets this
+ * Runs `cmd args` as a child process (no shell) with a timeout in milliseconds (0: none), optional standard input
+ * and an output limit in bytes (default 64 MiB). Never rejects: every failure is in the result. The child gets this
  * module's view of the environment (KUBECONFIG, HELM_*…) explicitly: under a test runner that gives each module
  * its own copy of process.env it would otherwise see the original.
  */
@@ -40,13 +50,14 @@ export function execCommand(
         env: process.env,
       },
       (err, stdout, stderr) => {
-        const e = err as { code?: unknown; killed?: boolean } | null;
+        const e = err as { code?: unknown; killed?: boolean; message?: string } | null;
         resolve({
           code: e === null ? 0 : typeof e.code === "number" ? e.code : 1,
           stdout: stdout ?? "",
           stderr: stderr ?? "",
           timedOut: e !== null && e.killed === true,
           notFound: e?.code === "ENOENT",
+          ...(e !== null && typeof e.code !== "number" ? { error: e.message } : {}),
         });
       },
     );
@@ -67,6 +78,8 @@ export interface KubeResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** Why kubectl could not be started or was stopped (no exit code). */
+  error?: string;
 }
 
 /** A kubectl failure other than "not found": names the command (never a credential) and kubectl's message. */
@@ -92,14 +105,23 @@ const NOT_FOUND = /NotFound|not found|the server doesn't have a resource type|no
 const TRANSIENT =
   /timed out after|i\/o timeout|TLS handshake timeout|connection refused|connection reset|unable to return a response|Client\.Timeout|EOF$/im;
 
-/**
- * One cluster as kubectl sees it. `kubectl`: the binary (default `kubectl` on PATH, e.g. from scripts/env.sh);
- * `timeoutMs`: per call (default 20 s); a call that runs longer is killed and fails.
- */
+/** How `Kube` runs kubectl. */
+export interface KubeOptions {
+  /** The binary: a name on PATH or a path (default `kubectl`, e.g. from scripts/env.sh). */
+  kubectl?: string;
+  /** Per call, milliseconds (default 20 s; 0: no limit); a call that runs longer is killed and fails. */
+  timeoutMs?: number;
+  /** kubectl's `--request-timeout` for each request to the API server (default `15s`). */
+  requestTimeout?: string;
+  /** The most output a call may print, bytes (default 512 MiB); more fails the call. */
+  maxBuffer?: number;
+}
+
+/** One cluster as kubectl sees it (`target`), run as `opts` says. */
 export class Kube {
   constructor(
     readonly target: KubeTarget,
-    readonly opts: { kubectl?: string; timeoutMs?: number } = {},
+    readonly opts: KubeOptions = {},
   ) {}
 
   /** Runs `kubectl <args>` with the target's context and kubeconfig. Never throws: the exit code is returned. */
@@ -107,18 +129,19 @@ export class Kube {
     const full = [
       ...(this.target.kubeconfig ? ["--kubeconfig", this.target.kubeconfig] : []),
       ...(this.target.context ? ["--context", this.target.context] : []),
-      "--request-timeout=15s",
+      `--request-timeout=${this.opts.requestTimeout ?? "15s"}`,
       ...args,
     ];
     const timeoutMs = this.opts.timeoutMs ?? 20000;
     return execCommand(this.opts.kubectl ?? "kubectl", full, {
       timeoutMs,
       input,
-      maxBuffer: 512 * 1024 * 1024,
+      maxBuffer: this.opts.maxBuffer ?? 512 * 1024 * 1024,
     }).then((r) => ({
       code: r.code,
       stdout: r.stdout,
       stderr: r.timedOut ? `timed out after ${timeoutMs} ms\n${r.stderr}` : r.stderr,
+      ...(r.error !== undefined ? { error: r.error } : {}),
     }));
   }
 
@@ -205,10 +228,6 @@ export function kubeconfigFile(text: string): { file: string; remove: () => void
   fs.writeFileSync(file, text, { mode: 0o600 });
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
-
-/** `namespace/name` of an object (just `name` for cluster-scoped ones). */
-export const objectId = (o: KubeObject): string =>
-  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 
 /** The `status` of a condition type (`True`/`False`/`Unknown`), with its reason and message; undefined when absent. */
 export function condition(
