@@ -20,14 +20,13 @@ import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
 import { controlFlags } from "../config/flags";
-import { kubeconfigServer } from "../kube/kubeconfig";
+import { kubeconfigServer, kubeconfigForContext } from "../kube/kubeconfig";
 import {
   DEPLOYED_OUTPUT_NAMES,
   installedChangeProblems,
   installedOutputs,
   readDeployed,
 } from "./installedSettings";
-import { kubeconfigForContext } from "../kube/kubeconfig";
 import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";
 import { controlUpgradePlan } from "./upgrade";
 

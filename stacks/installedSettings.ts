@@ -23,10 +23,9 @@ import {
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeValues } from "../values/compute";
-import { computeFlags } from "../config/flags";
+import { computeFlags, controlFlags } from "../config/flags";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
 import { type ControlSecrets, controlValues } from "../values/control";
-import { controlFlags } from "../config/flags";
 import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
 
 /**

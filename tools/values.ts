@@ -30,9 +30,8 @@ import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
 import { computeValues, type ComputeInputs } from "../values/compute";
-import { computeFlags } from "../config/flags";
+import { computeFlags, controlFlags } from "../config/flags";
 import { controlValues, sidecarUser, type ControlSecrets } from "../values/control";
-import { controlFlags } from "../config/flags";
 import { dockerAuth } from "../config/credentials";
 import { serviceHosts } from "../config/routes";
 

@@ -33,9 +33,8 @@ import { ConfigError, type Problem } from "../config/problems";
 import { isDevStack, versionAtLeast } from "../config/rules";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues } from "../values/compute";
-import { computeFlags } from "../config/flags";
+import { computeFlags, controlFlags } from "../config/flags";
 import { type ControlSecrets, controlValues } from "../values/control";
-import { controlFlags } from "../config/flags";
 import { type Values, deepMerge } from "../values/merge";
 
 /**

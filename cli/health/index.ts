@@ -4,11 +4,9 @@
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */
 import { chartVersion, configNamespaces, enabledReleases, resolveNamespace } from "../../catalog/releases";
-import { computeFlags } from "../../config/flags";
-import { controlFlags } from "../../config/flags";
+import { computeFlags, controlFlags, observabilityFlags } from "../../config/flags";
 import { type Values, deepMerge } from "../../values/merge";
 import { monitorObjects, observabilityValues } from "../../values/observability";
-import { observabilityFlags } from "../../config/flags";
 import type { Kube, KubeObject } from "../../kube/kubectl";
 import {
   type CheckOptions,

@@ -4,13 +4,12 @@
  * come from docs/upstream-facts.md (cited per check) and NVIDIA's docs as named.
  */
 import type { ComputePlaneConfig, ControlPlaneConfig, Toleration } from "../../config/schema";
-import { missingListeners } from "../../config/routes";
+import { missingListeners, GATEWAY_LISTENERS, requiredListeners } from "../../config/routes";
 import { featureGates } from "../../values/compute";
 import { controlValues } from "../../values/control";
 import { controlFlags } from "../../config/flags";
 import { OBSERVABILITY_RELEASE_NAMES } from "../../values/observability";
 import { type ObservabilitySettings, installsObservability } from "../../config/observability";
-import { GATEWAY_LISTENERS, requiredListeners } from "../../config/routes";
 import { type KubeObject, condition } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import type { ClusterFacts } from "./facts";

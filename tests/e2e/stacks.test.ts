@@ -19,8 +19,7 @@ import { enabledReleases } from "../../catalog/releases";
 import { releaseNamespace } from "../../components/controlPlane";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { computeFlags } from "../../config/flags";
-import { controlFlags } from "../../config/flags";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { LOCAL_API_DIR, diagnostics, e2eProject, resetLocalClusters } from "./project";
 
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
