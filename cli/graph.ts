@@ -9,8 +9,7 @@
  * rendered from the same graph as Graphviz DOT with @viz-js/viz.
  */
 import { activeNeeds, chartVersion, enabledReleases, type ReleaseSpec } from "../catalog/releases";
-import { computeFlags } from "../values/compute";
-import { controlFlags } from "../values/control";
+import { computeFlags, controlFlags } from "../config/flags";
 import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./preflight/context";
 import type { Environment } from "./types";
 
