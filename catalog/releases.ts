@@ -61,7 +61,7 @@ export interface Need {
   when?: EnableFlag;
   /**
    * Why the release cannot start without the target, from the charts (e.g. "pods carry OpenBao agent-injection
-   * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog.test.ts).
+   * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog/releases.test.ts).
    */
   reason?: string;
 }
