@@ -10,6 +10,9 @@ import type { ControlPlaneConfig } from "../../config/schema";
 
 export const ROOT = path.resolve(__dirname, "../..");
 
+/** The Pulumi project name (`name` in Pulumi.yaml), as the mocks run the program. */
+export const PROJECT = "nvcf";
+
 /** A sentinel secret per key: tests assert these never appear in plain text. */
 export const sentinel = (key: string) => `SENTINEL-${key}-7f3a9c`;
 
@@ -38,10 +41,21 @@ function secureStandIn(key: string, config: Record<string, unknown>): string {
 export interface Rendered {
   type: string;
   name: string;
+  /**
+   * The URN the engine gives the resource: `urn:pulumi:<stack>::<project>::<qualified type>::<name>`, the qualified
+   * type being the types of its ancestors below the stack and its own, joined by `$` (Pulumi's URN format; the
+   * mock monitor's own URNs keep only the parent's type, so the harness builds them from the parent chain).
+   */
+  urn: string;
   parent?: string;
   custom: boolean;
   inputs: Record<string, unknown>;
   dependsOn: string[];
+  /**
+   * Names of the resources its inputs are built from (the resources behind each Output in its inputs, and
+   * resources passed as inputs): the engine orders these before it as it does `dependsOn`.
+   */
+  inputDependsOn: string[];
   protect: boolean;
   /** The resource option `ignoreChanges` (property paths), empty when not set. */
   ignoreChanges: string[];
@@ -245,27 +259,75 @@ interface RegisterOutputsRequest {
   getOutputs(): { toJavaScript(): Record<string, unknown> } | undefined;
 }
 
+/** A value that reached a resource's inputs as a secret: the resource, the input path and the value in clear. */
+export interface SecretInput {
+  resource: string;
+  path: string;
+  value: unknown;
+}
+
+/** What resolving one resource's inputs finds besides their values: input dependencies and secret values. */
+interface InputWalk {
+  deps: Set<string>;
+  secrets: { path: string; value: unknown }[];
+}
+
+/** The SDK's Output as the harness reads it (`allResources` and `promise` are the SDK's own internals). */
+interface OutputInternals {
+  isSecret: Promise<boolean>;
+  apply: (f: (x: unknown) => unknown) => unknown;
+  allResources?: () => Promise<Set<unknown>>;
+  resources: () => Set<unknown>;
+  promise: (withUnknowns?: boolean) => Promise<unknown>;
+}
+
+const resourceName = (r: unknown) => (r as { __name?: string }).__name ?? "?";
+
 /**
  * Resolves a value as the program built it: secret Outputs become "[secret]", other Outputs and promises
  * their values, recursively. A plain-text sentinel stays visible (that is a leak the tests look for).
+ * With `walk`, also records the resources each Output is built from, and each secret's value in clear (kept
+ * out of the rendered inputs). Without `walk`, secrets are not masked (the value of a secret, in clear).
  */
-async function resolveMasked(pulumi: PulumiModule, v: unknown): Promise<unknown> {
+async function resolveMasked(pulumi: PulumiModule, v: unknown, walk?: InputWalk, at = ""): Promise<unknown> {
   if (pulumi.Output.isInstance(v)) {
-    const o = v as unknown as { isSecret: Promise<boolean>; apply: (f: (x: unknown) => unknown) => unknown };
-    if (await o.isSecret) return "[secret]";
+    const o = v as unknown as OutputInternals;
+    if (walk) {
+      const from = o.allResources ? await o.allResources() : o.resources();
+      for (const r of from) walk.deps.add(resourceName(r));
+      if (await o.isSecret) {
+        walk.secrets.push({ path: at, value: await resolveMasked(pulumi, await o.promise(true)) });
+        return "[secret]";
+      }
+    }
     const inner = await new Promise((res) => o.apply((x) => res(x)));
-    return resolveMasked(pulumi, inner);
+    return resolveMasked(pulumi, inner, walk, at);
   }
-  if (v instanceof Promise) return resolveMasked(pulumi, await v);
-  if (pulumi.Resource.isInstance(v)) return `[resource ${(v as unknown as { __name?: string }).__name}]`;
+  if (v instanceof Promise) return resolveMasked(pulumi, await v, walk, at);
+  if (pulumi.Resource.isInstance(v)) {
+    walk?.deps.add(resourceName(v));
+    return `[resource ${resourceName(v)}]`;
+  }
   if (typeof v === "string" && v.includes(ROOT)) return v.split(ROOT).join("<repo>");
-  if (Array.isArray(v)) return Promise.all(v.map((x) => resolveMasked(pulumi, x)));
+  if (Array.isArray(v)) return Promise.all(v.map((x, i) => resolveMasked(pulumi, x, walk, `${at}[${i}]`)));
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = await resolveMasked(pulumi, x);
+    for (const [k, x] of Object.entries(v))
+      if (x !== undefined) out[k] = await resolveMasked(pulumi, x, walk, at ? `${at}.${k}` : k);
     return out;
   }
   return v;
+}
+
+/** The secret values of each render, kept apart so that no serialisation of a result shows them. */
+const SECRET_INPUTS = new WeakMap<RenderResult, SecretInput[]>();
+
+/**
+ * Every value that reached a resource's inputs as a secret, in clear (for tests that follow a secret from the
+ * config to where it is used). Empty for a render that failed before inputs were read.
+ */
+export function secretInputs(r: RenderResult): SecretInput[] {
+  return SECRET_INPUTS.get(r) ?? [];
 }
 
 /**
@@ -277,6 +339,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
   const resources: Rendered[] = [];
   const pendingDeps: Promise<unknown>[] = [];
   const events: string[] = [];
+  const qualifiedTypes = new WeakMap<object, string>();
   let result: RenderResult = { resources, outputs: {}, secretOutputs: [], events };
   let rejected: Error | undefined;
   let programError: Error | undefined;
@@ -367,7 +430,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
             throw new Error(`unmocked call ${args.token}`);
           },
         },
-        "nvcf",
+        PROJECT,
         opts.stack,
         opts.preview ?? false,
         "organization",
@@ -405,15 +468,22 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                   ? (given as Promise<unknown>)
                   : undefined;
               const deps = later ? [] : names(given);
+              const underStack = parent === undefined || parent.__pulumiType === "pulumi:pulumi:Stack";
+              const qualifiedType = underStack
+                ? a.type
+                : `${qualifiedTypes.get(parent) ?? `<unrecorded ${parent.__pulumiType}>`}$${a.type}`;
+              qualifiedTypes.set(a.resource, qualifiedType);
               const rec: Rendered = {
                 type: a.type,
                 name: a.name,
+                urn: `urn:pulumi:${opts.stack}::${PROJECT}::${qualifiedType}::${a.name}`,
                 parent: parent?.__pulumiType === "pulumi:pulumi:Stack" ? undefined : parent?.__name,
                 custom: !a.type.startsWith("nvcf:"),
                 inputs: {},
                 props: a.props,
                 ref: a.resource,
                 dependsOn: deps,
+                inputDependsOn: [],
                 protect: a.opts.protect === true,
                 ignoreChanges: [...(a.opts.ignoreChanges ?? [])],
                 ...((a.opts as { import?: string }).import
@@ -446,13 +516,18 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
           // Let every registration settle, then copy inputs in.
           await new Promise((r) => setTimeout(r, 50));
           await Promise.all(pendingDeps);
+          const secrets: SecretInput[] = [];
           for (const r of resources) {
-            r.inputs = (await resolveMasked(pulumi, r.props ?? {})) as Record<string, unknown>;
+            const walk: InputWalk = { deps: new Set(), secrets: [] };
+            r.inputs = (await resolveMasked(pulumi, r.props ?? {}, walk)) as Record<string, unknown>;
+            r.inputDependsOn = [...walk.deps];
+            for (const x of walk.secrets) secrets.push({ resource: `${r.type}::${r.name}`, ...x });
             r.protect = (r.ref as { __protect?: boolean }).__protect === true;
             delete r.props;
             delete r.ref;
           }
           result = { resources, outputs, secretOutputs, events };
+          SECRET_INPUTS.set(result, secrets);
         } catch (e) {
           result = { resources, outputs: {}, secretOutputs: [], events, error: e as Error };
         }
