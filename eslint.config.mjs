@@ -11,6 +11,7 @@ export default tseslint.config(
       "cli/nvcf.js",
       "jest.config.js",
       "eslint.config.mjs",
+      ".dependency-cruiser.cjs",
     ],
   },
   ...tseslint.configs.recommended,

@@ -21,8 +21,8 @@ export type Plane = "control" | "compute";
 
 /**
  * Names of the settings that switch releases on and off; each is computed from the validated config by
- * `controlFlags()` / `computeFlags()` in `values/control.ts` / `values/compute.ts` (the observability flags of
- * both by `observabilityFlags()` in `values/observability.ts`), so the catalog stays pure data.
+ * `controlFlags()` / `computeFlags()` in `config/flags.ts` (the observability flags of both by
+ * `observabilityFlags()` there), so the catalog stays pure data.
  */
 export type EnableFlag =
   | "always"
@@ -117,7 +117,7 @@ export interface ReleaseSpec {
    * Install-only hook Jobs of the chart (the names it gives them under this release name) that change nothing
    * and so may run again when recovery installs the release afresh after an interrupted install had run them.
    * Every other install-only hook Job counts as initialising data: recovery refuses to install its release a
-   * second time once it has completed (components/recovery.ts `planRelease`, docs/recovery.md).
+   * second time once it has completed (recovery/plan.ts `planRelease`, docs/recovery.md).
    */
   rerunnableInstallHooks?: string[];
 }

@@ -90,8 +90,8 @@ export function inlineProgram(
   }
   return async () => {
     // The SDK's per-resource traces stay out of the engine here too, and its per-promise stack traces are not
-    // taken (stacks/loader.ts `quietSdkTraces`, `quietPromiseTraces`).
-    const { quietPromiseTraces, quietSdkTraces } = await import("../stacks/loader");
+    // taken (engine/loader.ts `quietSdkTraces`, `quietPromiseTraces`).
+    const { quietPromiseTraces, quietSdkTraces } = await import("../engine/loader");
     quietSdkTraces(env);
     quietPromiseTraces(env);
     // eslint-disable-next-line @typescript-eslint/no-require-imports

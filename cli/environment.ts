@@ -6,7 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { CliError } from "./report";
-import { EXIT, type Environment, type Plane, type StackFile } from "./types";
+import type { Plane } from "../catalog/releases";
+import { EXIT, type Environment, type StackFile } from "./types";
 
 /** `Pulumi.<stack>.yaml`, but not `Pulumi.yaml` itself. */
 const STACK_FILE = /^Pulumi\.(.+)\.ya?ml$/;

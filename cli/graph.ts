@@ -19,8 +19,7 @@ import {
   type NeedKind,
   type ReleaseSpec,
 } from "../catalog/releases";
-import { computeFlags } from "../values/compute";
-import { controlFlags } from "../values/control";
+import { computeFlags, controlFlags } from "../config/flags";
 import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./preflight/context";
 import type { Environment } from "./types";
 

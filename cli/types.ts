@@ -3,8 +3,7 @@
  * and every check module uses these; nothing here touches a cluster or a stack.
  */
 
-/** The plane a stack file declares with `nvcf:plane`. */
-export type Plane = "control" | "compute";
+import type { Plane } from "../catalog/releases";
 
 /**
  * One stack of an environment, read from `Pulumi.<stack>.yaml` in the project directory.

@@ -3,7 +3,7 @@
  * through nvcf-cli (NVIDIA's documented path: docs/user/third-party-registries.md "Managing Credentials After
  * Deployment", docs/user/runbooks/update-nvcf-account-quota-limits.md). The api release's account-bootstrap hook
  * creates the account with the same settings at the first install and never again (it treats "Account already
- * exists" as success), so these resources apply every later change; values/accounts.ts has the facts and the rules.
+ * exists" as success), so these resources apply every later change; config/accounts.ts has the facts and the rules.
  */
 import * as crypto from "node:crypto";
 import * as command from "@pulumi/command";
@@ -18,17 +18,17 @@ import {
   deployedCredential,
   parseCredentialOutput,
   parseLimitsOutput,
-} from "../values/accounts";
+} from "../config/accounts";
 import { type CliEndpoints, cliConfigYaml } from "../values/registration";
 import { ACCOUNT_SCRIPT } from "./accountScript";
 import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
 
 export interface AccountSettingsArgs {
-  /** The account (`api.accountBootstrap.accountName`; values/accounts.ts `accountName`). */
+  /** The account (`api.accountBootstrap.accountName`; config/accounts.ts `accountName`). */
   accountName: string;
   limits: AccountLimits;
-  /** The credentials to keep applied (values/accounts.ts `managedCredentials`), one resource each, by hostname. */
+  /** The credentials to keep applied (config/accounts.ts `managedCredentials`), one resource each, by hostname. */
   credentials: RegistryCredentialConfig[];
   /** The key (password) of every credential, a secret: `nvcf:functionRegistryKey`, else `nvcf:registryKey`. */
   key: pulumi.Output<string>;

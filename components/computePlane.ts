@@ -16,13 +16,9 @@ import {
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ComputePlaneConfig } from "../config/schema";
-import {
-  type ComputeInputs,
-  computeFlags,
-  computeValues,
-  inotifyImages,
-  operatorIdentity,
-} from "../values/compute";
+import { type ComputeInputs, computeValues, inotifyImages, operatorIdentity } from "../values/compute";
+import { computeFlags } from "../config/flags";
+import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
@@ -46,22 +42,9 @@ export interface ComputePlaneArgs {
   chartRegistryPassword?: pulumi.Output<string>;
   /** The GPU cluster's kubeconfig for kubectl during teardown (secret; empty: ambient KUBECONFIG/context). */
   kubeconfig?: pulumi.Output<string>;
-  /** Releases to import instead of install, `namespace/name` by release name (components/recovery.ts). */
+  /** Releases to import instead of install, `namespace/name` by release name (recovery/recover.ts). */
   adopt?: Record<string, string>;
 }
-
-/**
- * Shared start of the delete-time scripts: strict mode, a private temp dir, and `k`, kubectl aimed at this
- * cluster (NVCFP_KUBECTL, with NVCFP_KUBECONFIG written to a 0600 file, or NVCFP_KUBE_CONTEXT).
- */
-export const KUBECTL_PREAMBLE = `set -euo pipefail
-umask 077
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-args=()
-if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
-if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
-k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
-`;
 
 /**
  * The teardown step of the docs' uninstall (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Uninstalling" steps 1-2): delete every NVCFBackend,

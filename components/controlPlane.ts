@@ -17,24 +17,24 @@ import {
 } from "../catalog/releases";
 import { isDevStack } from "../config/rules";
 import type { ControlPlaneConfig } from "../config/schema";
-import type { ClusterRegistration as Registration } from "../contract/controlPlane";
+import type { RegistrationRecord as Registration } from "../contract/controlPlane";
 import {
   type ControlSecrets,
   OPENBAO_MIGRATIONS_SECRET_KEYS,
-  controlFlags,
   controlValues,
   sidecarUser,
 } from "../values/control";
-import { accountName, managedCredentials } from "../values/accounts";
-import { dockerAuth } from "../values/credentials";
-import { serviceHosts } from "../values/routes";
+import { controlFlags } from "../config/flags";
+import { accountName, managedCredentials } from "../config/accounts";
+import { dockerAuth } from "../config/credentials";
+import { serviceHosts } from "../config/routes";
 import { AccountSettings } from "./accounts";
 import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease } from "./release";
 import { TeardownGuard } from "./teardownGuard";
-import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "./upgradePlan";
+import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "../upgrade/plan";
 import { CASSANDRA_SUPERUSER, type StepAccess, UpgradeSteps } from "./upgradeSteps";
 import { deepMerge } from "../values/merge";
 
@@ -64,14 +64,14 @@ export interface ControlPlaneArgs {
   stackName: string;
   /**
    * Optional: given release names, resolves once the engine holds their entries of the stack's `releases`
-   * output as known (stacks/outputs.ts `Acknowledgements.wait`). When given, a release registers only after
+   * output as known (engine/outputs.ts `Acknowledgements.wait`). When given, a release registers only after
    * its prerequisites' entries are acknowledged, so when it fails, the run's outputs list every release it
    * waited for as `deployed` (the engine drops output registrations still on their way when a step fails).
    * Costs one engine round trip per edge; left out in a preview, where no outputs are published.
    */
   releasesReported?: (releaseNames: string[]) => Promise<void>;
   /**
-   * The bundle upgrade this run makes (components/upgradePlan.ts) and how its steps reach the cluster
+   * The bundle upgrade this run makes (upgrade/plan.ts) and how its steps reach the cluster
    * (components/upgradeSteps.ts). Unset: no upgrade steps and no phase order.
    */
   upgrade?: { plan: UpgradePlan; access: StepAccess };
@@ -141,7 +141,7 @@ export class ControlPlane extends pulumi.ComponentResource {
   /**
    * Builds the control plane in two steps. First, at once: the component, the namespaces, the pull secrets and
    * the credentials, which recovery never changes, so the engine creates them while recovery
-   * (components/recovery.ts) reads the cluster; then, when `adopt` settles, the gateway wiring, the releases (those
+   * (recovery/recover.ts) reads the cluster; then, when `adopt` settles, the gateway wiring, the releases (those
    * in `adopt` imported instead of installed), the GPU cluster registrations and the teardown guard.
    *
    * Input: the component's name, its arguments, `adopt` (a promise of the releases to import, `namespace/name` by

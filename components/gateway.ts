@@ -8,39 +8,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../config/schema";
 import { envoyGatewayValues, envoyProxyKubernetes } from "../values/control";
-import { GATEWAY_LISTENERS, requiredListeners } from "../values/routes";
+import { GATEWAY_LISTENERS, type GatewayObject, missingListeners, requiredListeners } from "../config/routes";
 import { NvcfRelease, type ChartSource } from "./release";
-
-/** A Gateway as read from the cluster (only the fields the checks use). */
-export interface GatewayObject {
-  spec?: { listeners?: { name: string; port?: number; protocol?: string }[] };
-  status?: { addresses?: { value?: string }[] };
-}
-
-/**
- * Listener problems of the user's Gateways. Input: config and the Gateways read, keyed `namespace/name`.
- * Output: one message per missing listener, naming the gateway and the listener (empty when fine).
- */
-export function missingListeners(
-  cfg: ControlPlaneConfig,
-  gateways: Record<string, GatewayObject | undefined>,
-): string[] {
-  const ref = { shared: cfg.gateway.shared, grpc: cfg.gateway.grpc, nats: cfg.gateway.nats };
-  const out: string[] = [];
-  for (const need of requiredListeners(cfg)) {
-    const id = `${ref[need.gateway].namespace}/${ref[need.gateway].name}`;
-    const gw = gateways[id];
-    const names = (gw?.spec?.listeners ?? []).map((l) => l.name);
-    if (!gw) out.push(`Gateway ${id} (nvcf:gateway.${need.gateway}) was not found`);
-    else if (!names.includes(need.listener)) {
-      const doc = GATEWAY_LISTENERS.find((l) => l.name === need.listener);
-      out.push(
-        `Gateway ${id} has no listener "${need.listener}"${doc ? ` (${doc.protocol} ${doc.port})` : ""}; it has: ${names.join(", ") || "none"}`,
-      );
-    }
-  }
-  return [...new Set(out)];
-}
 
 export interface NvcfGatewayArgs {
   config: ControlPlaneConfig;

@@ -4,7 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { dockerConfigJson } from "../values/credentials";
+import { dockerConfigJson } from "../config/credentials";
 
 /** One namespace to create. */
 export interface NamespaceSpec {

@@ -13,7 +13,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /**
- * The update script: `k` (kubectl aimed at the GPU cluster, components/computePlane.ts `KUBECTL_PREAMBLE`)
+ * The update script: `k` (kubectl aimed at the GPU cluster, kube/kubectl.ts `KUBECTL_PREAMBLE`)
  * restarts Deployment `$NVCFP_NAMESPACE/$NVCFP_DEPLOYMENT` and waits up to `$NVCFP_TIMEOUT_SECONDS` for the
  * rollout. Prints one line naming the region the operator starts with; fails (non-zero) when the rollout does
  * not finish.

@@ -6,7 +6,7 @@
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
-import type { ClusterRegistration as Registration } from "../contract/controlPlane";
+import type { RegistrationRecord as Registration } from "../contract/controlPlane";
 import {
   type CliEndpoints,
   cliConfigYaml,

@@ -7,7 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type ResolvedChart, resolveChart } from "../catalog/sources";
 import type { ControlPlaneConfig } from "../config/schema";
-import { adoptOptions } from "./recovery";
+import { adoptOptions } from "../recovery/recover";
 import { withoutDependsOn } from "./options";
 
 /** Where charts come from, with the secret password as a Pulumi secret (never in plain text). */
@@ -82,7 +82,7 @@ export interface NvcfReleaseArgs {
   timeoutSeconds: number;
   /**
    * `namespace/name` of a deployed Helm release that the Pulumi state lost (an interrupted run): it is imported
-   * instead of installed again (components/recovery.ts `recoverReleases`).
+   * instead of installed again (recovery/recover.ts `recoverReleases`).
    */
   adopt?: string;
   /**

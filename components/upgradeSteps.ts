@@ -6,7 +6,7 @@
  * from any point an interrupted run left, and prints what it did (never a secret: the Cassandra password reaches
  * the script as a secret environment value and cqlsh through standard input).
  *
- * Which steps exist, and when they run (components/upgradePlan.ts decides the plan):
+ * Which steps exist, and when they run (upgrade/plan.ts decides the plan):
  * - `openbao-rollout`, whenever OpenBao is enabled: the server StatefulSet uses `OnDelete`, so after each Helm
  *   upgrade of openbao-server (its Helm revision is an input) the pods still on the previous revision are rotated,
  *   standbys first. With nothing to rotate it does nothing, so it stays in place between upgrades.
@@ -22,9 +22,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
-import { KUBECTL_PREAMBLE } from "./computePlane";
+import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import type { NvcfRelease } from "./release";
-import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "./upgradePlan";
+import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "../upgrade/plan";
 import type { Values } from "../values/merge";
 
 const script = (file: string) => fs.readFileSync(path.join(__dirname, "upgrade-steps", file), "utf8");
@@ -73,7 +73,7 @@ export const ADOPTION_RECORD = "nvcf-cassandra-adoption";
 export interface CassandraStepArgs {
   namespace: string;
   replicas: number;
-  /** Namespaces whose Deployments write to Cassandra (components/upgradePlan.ts `cassandraWriterNamespaces`). */
+  /** Namespaces whose Deployments write to Cassandra (upgrade/plan.ts `cassandraWriterNamespaces`). */
   writerNamespaces: string[];
   /** The superuser's name and password (secret). */
   cqlUser: pulumi.Input<string>;
@@ -90,7 +90,7 @@ export interface UpgradeStepsArgs {
   cassandra?: CassandraStepArgs;
   /**
    * Releases that must not wait for the upgrade's phases (they are prerequisites of openbao-server, which starts
-   * the move): names (components/upgradePlan.ts `movePhaseOrder`, whose order the releases are created in).
+   * the move): names (upgrade/plan.ts `movePhaseOrder`, whose order the releases are created in).
    */
   phaseExempt: ReadonlySet<string>;
 }
@@ -118,7 +118,7 @@ export class UpgradeSteps {
     return this.args.plan.cassandraAdopted && this.args.cassandra !== undefined;
   }
 
-  /** The values a release gets on top of its own (components/upgradePlan.ts `upgradeValues`). */
+  /** The values a release gets on top of its own (upgrade/plan.ts `upgradeValues`). */
   values(release: string): Values {
     return upgradeValues(release, this.adopting);
   }

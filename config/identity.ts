@@ -3,7 +3,7 @@
  * IDs across changes (components/registration.ts), so a change it cannot make keeping them is refused before
  * anything is touched, with the deployed value and the way out.
  */
-import type { ClusterRegistration } from "../contract/controlPlane";
+import type { RegistrationRecord } from "../contract/controlPlane";
 import type { Problem } from "./problems";
 import type { ControlPlaneConfig } from "./schema";
 
@@ -23,14 +23,14 @@ const REGISTRATION_FIELDS = [
  * GPU cluster name → registration), keeping the entries that carry a cluster ID and an NCA id, each field a
  * string (absent ones ""); `{}` for anything else (no previous update, no such output, another shape).
  */
-export function deployedRegistrations(value: unknown): Record<string, ClusterRegistration> {
+export function deployedRegistrations(value: unknown): Record<string, RegistrationRecord> {
   if (!value || typeof value !== "object" || Array.isArray(value)) return {};
-  const out: Record<string, ClusterRegistration> = {};
+  const out: Record<string, RegistrationRecord> = {};
   for (const [name, r] of Object.entries(value as Record<string, unknown>)) {
     const o = (r && typeof r === "object" ? r : {}) as Record<string, unknown>;
     const reg = Object.fromEntries(
       REGISTRATION_FIELDS.map((f) => [f, typeof o[f] === "string" ? o[f] : ""]),
-    ) as unknown as ClusterRegistration;
+    ) as unknown as RegistrationRecord;
     if (reg.clusterID && reg.ncaID) out[name] = reg;
   }
   return out;
@@ -49,7 +49,7 @@ export function deployedRegistrations(value: unknown): Record<string, ClusterReg
  */
 export function identityProblems(
   cfg: ControlPlaneConfig,
-  deployed: Record<string, Pick<ClusterRegistration, "clusterID" | "ncaID">>,
+  deployed: Record<string, Pick<RegistrationRecord, "clusterID" | "ncaID">>,
 ): Problem[] {
   const moved = cfg.gpuClusters.filter((c) => deployed[c.name] && deployed[c.name].ncaID !== cfg.ncaId);
   if (moved.length === 0) return [];

@@ -4,7 +4,7 @@
  *
  * The program records, at every `pulumi up`, the value each such setting was deployed with: plain values in the
  * stack output `installed` (`InstalledRecord`), credentials as digests in the secret output `installedDigests`.
- * The next run reads both back (stacks/deployed.ts `readDeployed`, from the backend, so `pulumi preview` can do
+ * The next run reads both back (stacks/installedSettings.ts `readDeployed`, from the backend, so `pulumi preview` can do
  * it too) and, before it registers any resource, refuses every change of a setting the cluster cannot take in
  * place, each naming the config key, the deployed value and the way out: a documented procedure followed by
  * `nvcf:allowInstalledChanges`. Settings a chart applies again on every upgrade through a hook are let through,
@@ -25,7 +25,6 @@
  */
 import { createHash } from "node:crypto";
 import type { Plane } from "../catalog/releases";
-import type { Values } from "../values/merge";
 import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 
@@ -441,7 +440,7 @@ export interface InstalledInput {
   /** Release names the stack installs (enabled in its config and bundle). */
   releases: readonly string[];
   /** The values a release is installed with (program values with `nvcf:releaseValues` merged; secrets as plain text). */
-  values: (release: string) => Values;
+  values: (release: string) => Record<string, unknown>;
   /** Control plane: the Cassandra password's origin. */
   cassandraPassword?: "config" | "generated";
 }
@@ -457,7 +456,7 @@ export function installedRecord(input: InstalledInput): {
 } {
   const record: InstalledRecord = { version: 1, settings: {} };
   const digests: InstalledDigests = {};
-  const cache = new Map<string, Values>();
+  const cache = new Map<string, Record<string, unknown>>();
   const valuesOf = (r: string) => {
     let v = cache.get(r);
     if (!v) cache.set(r, (v = input.values(r)));
@@ -520,11 +519,11 @@ function setInReleaseValues(
   release: string,
   path: string,
 ): boolean {
-  let cur: unknown = rv[release];
-  for (const p of path.split(".")) {
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur) || !(p in cur)) return false;
-    cur = (cur as Record<string, unknown>)[p];
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return true;
+  const parts = path.split(".");
+  for (let i = 1; i <= parts.length; i++) {
+    const v = valueAt(rv[release], parts.slice(0, i));
+    if (v === undefined) return false;
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return true;
   }
   return true;
 }

@@ -7,11 +7,9 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import type { z } from "zod";
-import { type KubeconfigView, ambientKubeconfigView } from "../stacks/kube";
-import { kubeconfigServer } from "../values/registration";
+import { type KubeconfigView, ambientKubeconfigView, kubeconfigServer } from "../kube/kubeconfig";
 import type { ChartSourceSettings } from "../catalog/sources";
-import { computeFlags } from "../values/compute";
-import { controlFlags } from "../values/control";
+import { computeFlags, controlFlags } from "./flags";
 import { chartKeysFromSources } from "./chartKeys";
 import { allowListProblems } from "./installed";
 import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
@@ -377,7 +375,7 @@ export function kubeAccessProblems(cfg: StackConfig, kube: KubeconfigView): Prob
 
 /** Where `validateConfig` looks beyond the config itself (omitted in pure tests: those checks are skipped). */
 export interface ValidationEnvironment {
-  /** The ambient kubeconfig the stack would use (`stacks/kube.ts ambientKubeconfigView`). */
+  /** The ambient kubeconfig the stack would use (`kube/kubeconfig.ts ambientKubeconfigView`). */
   kubeconfig?: KubeconfigView;
   /**
    * How to find the keys a release's chart declares, given the stack's `nvcf:charts` (config/chartKeys.ts

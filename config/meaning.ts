@@ -9,7 +9,7 @@
  *   nothing reads, so the default of the `nvcf:` key it was meant for is deployed;
  * - `routeProblems`: two routes of the program on one Gateway listener that claim the same traffic: the same
  *   hostname and path on two HTTPRoutes, a hostname on an HTTPRoute and a GRPCRoute, or on two GRPCRoutes, and
- *   two TCPRoutes on one TCP listener (values/routes.ts `routeAttachments`).
+ *   two TCPRoutes on one TCP listener (config/routes.ts `routeAttachments`).
  */
 import {
   COMPUTE_PLANE_RELEASES,
@@ -18,7 +18,8 @@ import {
   type ReleaseSpec,
   chartVersion,
 } from "../catalog/releases";
-import { routeAttachments } from "../values/routes";
+import { valueAt } from "./paths";
+import { routeAttachments } from "./routes";
 import type { ChartKeysLookup, KeyNode } from "./chartKeys";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
@@ -95,12 +96,7 @@ function marked(path: readonly string[], marks: readonly string[][]): boolean {
 
 /** Whether a releaseValues object holds a path (marks must name something that is set). */
 function holds(rv: Record<string, unknown>, path: readonly string[]): boolean {
-  let cur: unknown = rv;
-  for (const p of path) {
-    if (!isMap(cur) || !(p in cur)) return false;
-    cur = cur[p];
-  }
-  return true;
+  return valueAt(rv, path) !== undefined;
 }
 
 /**
@@ -227,7 +223,7 @@ export function namespaceProblems(keys: readonly string[]): Problem[] {
 // ---- routes that claim the same traffic ----
 
 /**
- * Routes of the program that claim the same traffic on one Gateway listener (pure; values/routes.ts
+ * Routes of the program that claim the same traffic on one Gateway listener (pure; config/routes.ts
  * `routeAttachments`). Refused: a hostname and path on two HTTPRoutes (all but admin-token-issuer-proxy's match
  * PathPrefix `/`, so the second never receives traffic); a hostname on an HTTPRoute and a GRPCRoute (Gateway API
  * GEP-1016: the two may not share a hostname on one listener, and one of them is not accepted); a hostname on two

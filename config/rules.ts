@@ -10,20 +10,15 @@ import {
   releaseSpec,
 } from "../catalog/releases";
 import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
-import { accountConfigRules } from "../values/accounts";
-import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "../values/credentials";
+import { accountConfigRules } from "./accounts";
+import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "./credentials";
 import { routeProblems } from "./meaning";
 import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
 import type { EnableFlag } from "../catalog/releases";
-import { computeFlags } from "../values/compute";
-import { controlFlags } from "../values/control";
-import {
-  type ObservabilitySettings,
-  bundleShipsObservability,
-  installsObservability,
-} from "../values/observability";
+import { computeFlags, controlFlags, llmManagesIssuer } from "./flags";
+import { type ObservabilitySettings, bundleShipsObservability, installsObservability } from "./observability";
 
 const K = (path: string) => `nvcf:${path}`;
 const PLACEHOLDER_REPO = "YOUR_ORG/YOUR_TEAM";
@@ -577,17 +572,6 @@ export function llmRules(cfg: ControlPlaneConfig): Problem[] {
   return out;
 }
 
-/** Whether the stack manages the LLM PKI ClusterIssuer (renders `nvcf-pki`, docs/upstream-facts.md §1.3/§1.9). */
-export function llmManagesIssuer(cfg: ControlPlaneConfig): boolean {
-  const pki = cfg.addons.llm.pki;
-  // Only bundle 0.8.0 ships the nvcf-pki release (earlier bundles: the router chart provisions itself).
-  if (cfg.bundleVersion !== "0.8.0") return false;
-  if (!cfg.addons.llm.enabled || !pki.enabled || pki.mode !== "certManager") return false;
-  return (
-    pki.manageClusterIssuer ?? (pki.issuerKind === "ClusterIssuer" && pki.issuerName === "nvcf-openbao-pki")
-  );
-}
-
 /**
  * Add-ons switched on that the bundle's stack does not ship. Input: `[on, release, config key]` triples and
  * the bundle. Output: one problem per such add-on, naming its switch and the bundles that ship it
@@ -668,7 +652,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
       "pulumi config set --path nvcf:cassandra.preset xlarge",
     );
 
-  // Registry credentials the account bootstrap and nvcf-cli would have the API refuse (values/accounts.ts).
+  // Registry credentials the account bootstrap and nvcf-cli would have the API refuse (config/accounts.ts).
   out.push(...accountConfigRules(cfg));
 
   // Account limits (docs/upstream-facts.md §1.9, §4 row 33).
@@ -951,7 +935,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
 
 // ---- releaseValues: which config turns each release on, and the rules of first-class keys ----
 
-/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in `values/`), for fixes. */
+/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in config/flags.ts), for fixes. */
 const ENABLED_BY: Record<EnableFlag, string> = {
   always: "always on",
   observabilityEnabled:

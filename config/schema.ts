@@ -539,7 +539,7 @@ export const controlPlaneSchema = z.strictObject({
   stateMetrics: z.strictObject({ enabled: bool.default(true) }).prefault({}),
   /** Protect Cassandra, OpenBao and NATS releases from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
-  /** Bundle upgrades (components/upgradePlan.ts, docs/upgrading.md). */
+  /** Bundle upgrades (upgrade/plan.ts, docs/upgrading.md). */
   upgrade: z
     .strictObject({
       /**

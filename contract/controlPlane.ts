@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 export const CONTRACT_VERSION = 1;
 
 /** What `nvcf-cli cluster register` returned for one GPU cluster (docs/upstream-facts.md §2.7), as typed data. */
-export interface ClusterRegistration {
+export interface RegistrationRecord {
   clusterID: string;
   clusterGroupID: string;
   ncaID: string;
@@ -41,7 +41,7 @@ export interface ControlPlanePlainOutputs {
   pullSecretName: string | null;
   ncaId: string;
   /** Registration outputs by GPU cluster name. */
-  clusterRegistrations: Record<string, ClusterRegistration>;
+  clusterRegistrations: Record<string, RegistrationRecord>;
 }
 
 /** The secret outputs, one output each. */

@@ -3,7 +3,7 @@
  * release revision, of type `helm.sh/release.v1`, labelled `owner=helm`, `name`, `status`, `version` (and
  * `modifiedAt`); its `data.release`, as the Kubernetes API returns it, is base64 of Helm's own base64 of the
  * gzipped JSON release (`helm/pkg/storage/driver/util.go` `encodeRelease`/`decodeRelease`). The one decoder of
- * those records for the program's recovery (components/recovery.ts) and the `nvcf` command's checks and
+ * those records for the program's recovery (recovery/recover.ts) and the `nvcf` command's checks and
  * Helmfile import (cli/health, cli/importHelmfile). Pure: nothing here contacts a cluster.
  */
 import * as zlib from "node:zlib";

@@ -4,7 +4,7 @@
  *
  * Facts: release names, charts, versions per bundle, fixed namespaces and which releases hold state come from
  * the release catalog (catalog/releases.ts); dev stacks are named as config/rules.ts `isDevStack` says; route
- * hostnames are rendered as values/routes.ts `httpRouteHostnames` says; upstream third-party images are
+ * hostnames are rendered as config/routes.ts `httpRouteHostnames` says; upstream third-party images are
  * values/images.ts `UPSTREAM`.
  */
 import type {
@@ -18,7 +18,7 @@ import type {
 import { COMPUTE_PLANE_RELEASES, CONTROL_PLANE_RELEASES, type ReleaseSpec } from "../catalog/releases";
 import type { ControlPlaneConfig } from "../config/schema";
 import { UPSTREAM } from "../values/images";
-import { httpRouteHostnames } from "../values/routes";
+import { httpRouteHostnames } from "../config/routes";
 import { type ImageRef, imageRefs, isUnknown, leaves, plain, rawProps } from "./inputs";
 import { type StackSettings, isDev, resolveSettings, settingsFor, stackConfig, stackOfUrn } from "./settings";
 
@@ -263,7 +263,7 @@ export const releaseNamespaceFixed = resourcePolicy({
   },
 });
 
-/** Hostnames of every route the gateway-routes release renders, by route (values/routes.ts plus explicit lists). */
+/** Hostnames of every route the gateway-routes release renders, by route (config/routes.ts plus explicit lists). */
 export function routeHostnames(values: unknown): Record<string, string[]> {
   const v = obj(obj(plain(values))["nvcfGatewayRoutes"]);
   const domain = typeof v["domain"] === "string" ? v["domain"] : undefined;

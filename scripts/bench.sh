@@ -47,7 +47,7 @@
 #   upgrade-s, upgrade-critical-path-s, upgrade-phase/critical-path
 #                             under the readiness profile: `pulumi up -s dev` moving a dev control plane installed at
 #                             bundle 0.7.0 to 0.8.0 (the OpenBao phase, Cassandra's in-place adoption, the other
-#                             releases that change; components/upgradePlan.ts): its resource phase, the longest chain
+#                             releases that change; upgrade/plan.ts): its resource phase, the longest chain
 #                             of the same run's step durations over the dependencies the move records (its phases and
 #                             the changing releases), and their ratio; the chain itself in upgrade-chain-<run>
 #   load-*                    the 1-minute load average when the figure of the same name was taken

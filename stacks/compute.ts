@@ -7,12 +7,13 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
 import { ComputePlane, computeReleaseNamespace } from "../components/computePlane";
-import { recoverReleases } from "../components/recovery";
+import { recoverReleases } from "../recovery/recover";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
 import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
-import { type ComputeInputs, computeFlags } from "../values/compute";
-import { installedOutputs, readDeployed, refuseInstalledChanges } from "./deployed";
+import { type ComputeInputs } from "../values/compute";
+import { computeFlags } from "../config/flags";
+import { installedOutputs, readDeployed, refuseInstalledChanges } from "./installedSettings";
 import { computeUpgradePlan } from "./upgrade";
 
 /** The plain outputs `computeInputs` needs, in the order they are checked (`contract/controlPlane.ts`). */
@@ -152,7 +153,7 @@ export async function computePlaneStack(
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
   // missing one is reported once, as the config problem, not also as an unhandled exception per output. With it,
-  // the move from the bundle this stack is deployed at (components/upgradePlan.ts); every problem of both is
+  // the move from the bundle this stack is deployed at (upgrade/plan.ts); every problem of both is
   // reported at once.
   const cpValues = await controlPlaneValues(ref, cfg);
   const problems: Problem[] = [];

@@ -12,23 +12,28 @@ import {
   releaseNamespace,
 } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
-import { type ReleaseRef, recoverReleases } from "../components/recovery";
+import { recoverReleases } from "../recovery/recover";
+import { type ReleaseRef } from "../recovery/plan";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
-import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../values/accounts";
-import { controlFlags } from "../values/control";
-import { kubeconfigServer } from "../values/registration";
-import { DEPLOYED_OUTPUT_NAMES, installedChangeProblems, installedOutputs, readDeployed } from "./deployed";
-import { kubeconfigForContext } from "./kube";
-import { Acknowledgements, afterSettled, publishAsKnown } from "./outputs";
+import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
+import { controlFlags } from "../config/flags";
+import { kubeconfigServer, kubeconfigForContext } from "../kube/kubeconfig";
+import {
+  DEPLOYED_OUTPUT_NAMES,
+  installedChangeProblems,
+  installedOutputs,
+  readDeployed,
+} from "./installedSettings";
+import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";
 import { controlUpgradePlan } from "./upgrade";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
 /**
- * The Helm releases of the control-plane stack that recovery (components/recovery.ts) looks after: every
+ * The Helm releases of the control-plane stack that recovery (recovery/recover.ts) looks after: every
  * enabled catalog release in its namespace, and Envoy Gateway's release `eg` in `gateway.controllerNamespace`
  * when `gateway.install` is on (components/gateway.ts). Output: one `ReleaseRef` each, with the stack's Helm
  * timeout (seconds) and the catalog's rerunnable install hooks.
@@ -55,8 +60,8 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
  * statuses, the installed-settings record (`installed`, secret `installedDigests`) and what the account got
  * (`accountSettings`). Errors: `ConfigError` listing at once every setting that cannot change in place against
  * what the stack deployed (config/installed.ts), every GPU-cluster setting the deployed registrations cannot take
- * (config/identity.ts) and every account setting the API cannot change (values/accounts.ts
- * `accountChangeRules`) or a bundle move the planner refuses (components/upgradePlan.ts `planUpgrade`), then a
+ * (config/identity.ts) and every account setting the API cannot change (config/accounts.ts
+ * `accountChangeRules`) or a bundle move the planner refuses (upgrade/plan.ts `planUpgrade`), then a
  * missing kubeconfig context of a GPU cluster, all before any resource but the read
  * of the stack's own outputs is registered.
  */
@@ -66,8 +71,8 @@ export async function controlPlaneStack(
   // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
   // `clusterRegistrations`): a setting that cannot change in place, a registration cannot take, or the API cannot
   // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
-  // config/identity.ts, values/accounts.ts), and so is a bundle upgrade the program cannot make
-  // (components/upgradePlan.ts); every refusal in one ConfigError.
+  // config/identity.ts, config/accounts.ts), and so is a bundle upgrade the program cannot make
+  // (upgrade/plan.ts); every refusal in one ConfigError.
   const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
   const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
   const problems = [
@@ -112,7 +117,7 @@ export async function controlPlaneStack(
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });
-  // In an update, a release waits until the engine holds its prerequisites' `releases` entries (stacks/outputs.ts).
+  // In an update, a release waits until the engine holds its prerequisites' `releases` entries (engine/outputs.ts).
   const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
   try {
     const access = {
@@ -167,7 +172,7 @@ async function buildControlPlane(
 
   const statuses = Object.fromEntries(Object.entries(cp.releases).map(([k, r]) => [k, r.status]));
   // The bundle the control plane is really at: known only once every release finished at this bundle's chart
-  // and every upgrade step is done, so a failed or interrupted update keeps the previous value (stacks/outputs.ts)
+  // and every upgrade step is done, so a failed or interrupted update keeps the previous value (engine/outputs.ts)
   // and GPU-cluster stacks refuse to move before it has.
   const atBundle = pulumi
     .all([...Object.values(statuses), ...cp.upgradeSteps.map((s) => s.stdout)])
@@ -189,13 +194,13 @@ async function buildControlPlane(
     clusterRegistrations: pulumi.all([cp.registrations, cp.teardownGuard.ready]).apply(([r]) => r),
     imageRegistryKey: cfg.registryKey ?? "",
   });
-  // Where Cassandra's files sit on its volumes: read back on every run (components/upgradePlan.ts).
+  // Where Cassandra's files sit on its volumes: read back on every run (upgrade/plan.ts).
   const layout = upgrade.plan.cassandraLayout;
   const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
     ? {}
     : { cassandraDataLayout: pulumi.output(layout) };
-  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/deployed.ts), and
-  // what the account got (values/accounts.ts): the next run refuses the changes the API cannot make to it.
+  // The settings that cannot change in place, as deployed, for the next run to compare (stacks/installedSettings.ts), and
+  // what the account got (config/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
   const outputs = {

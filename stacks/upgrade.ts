@@ -1,20 +1,14 @@
 /**
  * The stack programs' side of bundle upgrades: each plans its move from its own previous outputs before anything is
- * touched (components/upgradePlan.ts), refusing the moves the planner refuses, and logs the plan of a move so that
+ * touched (upgrade/plan.ts), refusing the moves the planner refuses, and logs the plan of a move so that
  * `pulumi preview` and `pulumi up` show it (info diagnostics of the stack).
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-  type UpgradePlan,
-  computeSubject,
-  controlSubject,
-  formatPlan,
-  planUpgrade,
-} from "../components/upgradePlan";
+import { type UpgradePlan, computeSubject, controlSubject, formatPlan, planUpgrade } from "../upgrade/plan";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import type { ComputeInputs } from "../values/compute";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "../engine/previous";
 
 /** Logs a plan that moves (nothing for a first deployment or a stack that stays at its bundle). */
 function logPlan(plan: UpgradePlan): void {

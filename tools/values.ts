@@ -29,10 +29,11 @@ import {
 import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
-import { computeFlags, computeValues, type ComputeInputs } from "../values/compute";
-import { controlFlags, controlValues, sidecarUser, type ControlSecrets } from "../values/control";
-import { dockerAuth } from "../values/credentials";
-import { serviceHosts } from "../values/routes";
+import { computeValues, type ComputeInputs } from "../values/compute";
+import { computeFlags, controlFlags } from "../config/flags";
+import { controlValues, sidecarUser, type ControlSecrets } from "../values/control";
+import { dockerAuth } from "../config/credentials";
+import { serviceHosts } from "../config/routes";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -52,7 +53,7 @@ export interface StackValuesOptions {
   /**
    * How secrets appear. `marker` (default): secret config keys become `<secret:KEY>` and every secret leaf of
    * the values `<secret>`. `sentinel`: secret config keys become `SENTINEL-<KEY>` and the secret leaves are
-   * encoded from them exactly as the program encodes the real keys (`values/credentials.ts` `dockerAuth`),
+   * encoded from them exactly as the program encodes the real keys (`config/credentials.ts` `dockerAuth`),
    * so they have the real shape (e.g. one-line base64) without holding a real secret.
    */
   secrets?: "marker" | "sentinel";

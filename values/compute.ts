@@ -11,7 +11,7 @@
  * lists each with its reason.
  */
 import * as yaml from "js-yaml";
-import type { BundleVersion, EnableFlag } from "../catalog/releases";
+import type { BundleVersion } from "../catalog/releases";
 import { DEFAULT_FEATURE_GATES } from "../config/rules";
 import type { ComputePlaneConfig, Toleration } from "../config/schema";
 import { UPSTREAM, PINNED_TAGS, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
@@ -20,7 +20,6 @@ import {
   OBSERVABILITY_RELEASE_NAMES,
   type ObservabilityImages,
   isObservabilityRelease,
-  observabilityFlags,
   observabilityValues,
 } from "./observability";
 
@@ -118,38 +117,6 @@ export const NVCA_PINS: Record<BundleVersion, { imageTag?: string; nvcaVersion?:
     "0.7.0": {},
     "0.8.0": { imageTag: "3.2.7", nvcaVersion: "3.2.7", otelTag: "0.157.9" },
   };
-
-/**
- * Which catalog flags are on for a compute-plane config (docs/upstream-facts.md §2.3 conditions; the
- * observability releases as `observabilityFlags` decides for a GPU cluster).
- */
-export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolean> {
-  const a = cfg.addons;
-  const off = {
-    nats: false,
-    certManager: false,
-    openbao: false,
-    llmManagedPki: false,
-    cassandra: false,
-    rateLimiter: false,
-    llm: false,
-    vanityGateway: false,
-    nvcfUi: false,
-    ingress: false,
-    stateMetrics: false,
-    functionAutoscaler: false,
-  };
-  return {
-    ...off,
-    ...observabilityFlags("compute", cfg.observability, cfg.bundleVersion),
-    always: true,
-    kaiScheduler: a.kaiScheduler.enabled,
-    kaiTopology: a.topologyAwareScheduling.enabled && a.kaiScheduler.enabled,
-    groveOperator: a.groveOperator.enabled,
-    groveTopology: a.topologyAwareScheduling.enabled && a.groveOperator.enabled,
-    dynamoOperator: a.dynamoOperator.enabled,
-  };
-}
 
 /**
  * NVCA feature gates (docs/upstream-facts.md §2.6): the user's gates (without `-` negations), then each

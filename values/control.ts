@@ -14,22 +14,21 @@
  * Secrets arrive as `S` (a plain string in tests, a secret `pulumi.Output<string>` in the program) and are
  * placed as leaves, so everything else in a release's values stays readable in previews.
  */
-import type { BundleVersion, EnableFlag } from "../catalog/releases";
-import { llmManagesIssuer } from "../config/rules";
+import type { BundleVersion } from "../catalog/releases";
+import { llmManagesIssuer } from "../config/flags";
 import type { ControlPlaneConfig, Toleration } from "../config/schema";
-import { NGC_USER } from "./credentials";
+import { NGC_USER } from "../config/credentials";
 import { PINNED_TAGS, UPSTREAM, mirrorBase, thirdPartyImage } from "./images";
 import { type Values, deepMerge } from "./merge";
 import {
   OBSERVABILITY_RELEASE_NAMES,
   type ObservabilityImages,
-  observabilityFlags,
   observabilityValues,
   vmsingleUrl,
 } from "./observability";
-import { grpcHostnames } from "./routes";
+import { grpcHostnames } from "../config/routes";
 
-/** The secret inputs of the control plane, already encoded (see `values/credentials.ts`). */
+/** The secret inputs of the control plane, already encoded (see `config/credentials.ts`). */
 export interface ControlSecrets<S> {
   /** Feeds both `DEFAULT_CASSANDRA_PASSWORD` and `cassandra.serviceRolePassword`. */
   cassandraPassword: S;
@@ -51,32 +50,6 @@ export const OPENBAO_MIGRATIONS_SECRET_KEYS = [
   "DEFAULT_CASSANDRA_PASSWORD",
   "NVCF_API_SIDECARS_IMAGE_PULL_SECRET",
 ] as const;
-
-/** Which catalog flags are on for this config (the `condition`s of NVIDIA's helmfiles). */
-export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolean> {
-  const o = cfg.observability;
-  return {
-    always: true,
-    ...observabilityFlags("control", o, cfg.bundleVersion),
-    nats: cfg.nats.enabled,
-    certManager: cfg.certManager.managed,
-    openbao: cfg.openbao.enabled,
-    llmManagedPki: llmManagesIssuer(cfg),
-    cassandra: cfg.cassandra.enabled,
-    rateLimiter: cfg.rateLimiter.enabled,
-    llm: cfg.addons.llm.enabled,
-    vanityGateway: cfg.addons.vanityGateway.enabled,
-    nvcfUi: cfg.addons.nvcfUi.enabled,
-    ingress: true,
-    stateMetrics: cfg.stateMetrics.enabled,
-    functionAutoscaler: o.profile === "control" || o.profile === "all",
-    kaiScheduler: false,
-    kaiTopology: false,
-    groveOperator: false,
-    groveTopology: false,
-    dynamoOperator: false,
-  };
-}
 
 /** The control plane's image context of its observability releases: its own mirror and pull secret. */
 export function observabilityImages(cfg: ControlPlaneConfig): ObservabilityImages {

@@ -16,7 +16,7 @@
  * compute group (NVCA, DCGM, worker), `all` both. Component modes: `install` (the stack installs it),
  * `existing` (someone else did; the stack uses it), `disabled`.
  */
-import { type BundleVersion, type EnableFlag, type Plane, releaseSpec } from "../catalog/releases";
+import type { ObservabilitySettings } from "../config/observability";
 import {
   PINNED_TAGS,
   UPSTREAM,
@@ -26,42 +26,6 @@ import {
   thirdPartyImage,
 } from "./images";
 import type { Values } from "./merge";
-
-/** An observability profile (NVIDIA's `observability.profile`). */
-export type ObservabilityProfile = "disabled" | "control" | "compute" | "all";
-/** A component mode (NVIDIA's `observability.components.*.mode`, `metricsBackend.mode`). */
-export type ComponentMode = "install" | "existing" | "disabled";
-
-/**
- * The observability settings of one cluster, as either plane's config holds them (`nvcf:observability`): the
- * fields the observability stack itself reads. The control plane's config adds settings of its own services
- * (tracing, metrics, the function autoscaler's PromQL endpoint and authentication), which this module never
- * reads.
- */
-export interface ObservabilitySettings {
-  profile: ObservabilityProfile;
-  /** The namespace of every release of the stack (NVIDIA's `observability.namespace`, default `monitoring`). */
-  namespace: string;
-  components: {
-    prometheusOperatorCrds: ComponentMode;
-    otelOperator: ComponentMode;
-    collector: ComponentMode;
-    targetAllocator: ComponentMode;
-    discoveryRbac: ComponentMode;
-  };
-  metricsBackend: {
-    mode: ComponentMode;
-    type: "victoriaMetrics" | "external";
-    /** The remote-write URL of an `existing` backend. */
-    remoteWriteEndpoint: string;
-  };
-  /**
-   * GPU clusters only: whether this stack installs the observability stack on its cluster for profile
-   * `compute`/`all` (default true). False when another stack already installs it there (NVIDIA installs it at
-   * most once per cluster).
-   */
-  install?: boolean;
-}
 
 /** Where the observability images come from and the pull secret the stack's pods reference. */
 export interface ObservabilityImages {
@@ -98,58 +62,6 @@ export const COLLECTOR_NAME = "nvcf-observability";
 
 /** The prefix of every default monitor's name (the nvcf-default-monitors chart's name). */
 export const MONITOR_PREFIX = "nvcf-default-monitors";
-
-/** Whether an NVCF bundle ships NVIDIA's observability stack (0.7.0 and later; `catalog/releases.ts`). */
-export const bundleShipsObservability = (bundle: BundleVersion) =>
-  releaseSpec("default-monitors").versions[bundle] !== undefined;
-
-/**
- * Whether a stack installs the observability stack on its cluster: never with a bundle that ships none (0.6.1).
- * Control plane: every profile but `disabled` (the self-managed stack includes it then). GPU cluster: profile
- * `compute` or `all` (the monitors a GPU cluster needs; `control` and `disabled` leave the cluster without it,
- * as NVIDIA's compute-plane stack maps them to NVCA's collector off), unless `install` is false.
- */
-export function installsObservability(
-  plane: Plane,
-  o: Pick<ObservabilitySettings, "profile" | "install">,
-  bundle: BundleVersion,
-): boolean {
-  if (!bundleShipsObservability(bundle)) return false;
-  if (plane === "control") return o.profile !== "disabled";
-  return (o.profile === "compute" || o.profile === "all") && o.install !== false;
-}
-
-/** The catalog flags of the observability releases (the `condition`s of NVIDIA's observability helmfile). */
-export type ObservabilityFlag = Extract<
-  EnableFlag,
-  | "observabilityEnabled"
-  | "prometheusOperatorCrdsInstall"
-  | "otelOperatorInstall"
-  | "metricsBackendInstall"
-  | "collectorInstall"
->;
-
-/**
- * Which observability releases a stack installs: none unless `installsObservability`; then default-monitors
- * always, and each infrastructure release when its component mode is `install` (the collector with
- * `components.collector`, VictoriaMetrics with `metricsBackend.mode`). Input: the plane, the settings and the
- * bundle. Output: the five flags.
- */
-export function observabilityFlags(
-  plane: Plane,
-  o: Pick<ObservabilitySettings, "profile" | "install" | "components" | "metricsBackend">,
-  bundle: BundleVersion,
-): Record<ObservabilityFlag, boolean> {
-  const on = installsObservability(plane, o, bundle);
-  const c = o.components;
-  return {
-    observabilityEnabled: on,
-    prometheusOperatorCrdsInstall: on && c.prometheusOperatorCrds === "install",
-    otelOperatorInstall: on && c.otelOperator === "install",
-    metricsBackendInstall: on && o.metricsBackend.mode === "install",
-    collectorInstall: on && c.collector === "install",
-  };
-}
 
 /** The in-cluster PromQL / remote-write base of the bundled VictoriaMetrics (`vmsingle` in the observability namespace). */
 export const vmsingleUrl = (namespace: string) => `http://vmsingle.${namespace}.svc.cluster.local:8428`;

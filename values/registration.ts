@@ -4,7 +4,7 @@
  * (the Makefile keeps the text from the first `clusterID:` line).
  */
 import * as yaml from "js-yaml";
-import type { ClusterRegistration } from "../contract/controlPlane";
+import type { RegistrationRecord } from "../contract/controlPlane";
 
 /** The marker line `cluster register` prints before the Helm values block. */
 export const HELM_VALUES_MARKER = "--- Helm values for nvca-operator ---";
@@ -40,7 +40,7 @@ export function cliConfigYaml(e: CliEndpoints): string {
  * and the hint line before the values block are skipped (the block starts at the first `clusterID:` line).
  * Throws when there is no block or `clusterID`/`clusterGroupID` is empty (docs/upstream-facts.md §4 row 15).
  */
-export function parseRegistration(stdout: string): ClusterRegistration {
+export function parseRegistration(stdout: string): RegistrationRecord {
   const lines = stdout.split(/\r?\n/);
   const start = lines.findIndex((l) => /^clusterID:/.test(l));
   if (start < 0)
@@ -48,7 +48,7 @@ export function parseRegistration(stdout: string): ClusterRegistration {
   const doc = yaml.load(lines.slice(start).join("\n")) as Record<string, unknown> | null;
   const sm = (doc?.["selfManaged"] ?? {}) as Record<string, unknown>;
   const s = (v: unknown) => (v === undefined || v === null ? "" : String(v));
-  const r: ClusterRegistration = {
+  const r: RegistrationRecord = {
     clusterID: s(doc?.["clusterID"]),
     clusterGroupID: s(doc?.["clusterGroupID"]),
     ncaID: s(doc?.["ncaID"]),
@@ -66,7 +66,7 @@ export function parseRegistration(stdout: string): ClusterRegistration {
 /** What a registration update compares: the registration recorded last time, and this run's settings. */
 export interface RegistrationChange {
   /** The registration recorded by the last run (its values block); undefined when none was recorded. */
-  recorded?: Pick<ClusterRegistration, "clusterID" | "ncaID" | "region" | "icmsServiceURL">;
+  recorded?: Pick<RegistrationRecord, "clusterID" | "ncaID" | "region" | "icmsServiceURL">;
   /** This run's NCA id, region and ICMS URL (`http://<gateway address>`). */
   ncaId: string;
   region: string;
@@ -125,118 +125,4 @@ export function describeRegistrationUpdate(name: string, c: RegistrationChange):
           : "registers it, or finds it by name and refreshes its issuer and JWKS")
       );
   }
-}
-
-/** An entry of a kubeconfig's `contexts`, `clusters` or `users` list (`name` plus its section). */
-export type KubeconfigEntry = { name?: unknown; [section: string]: unknown };
-
-/** One context of a kubeconfig and the entries it names. */
-export interface KubeContextEntries {
-  context: KubeconfigEntry;
-  /** The `cluster` section of the cluster the context names; undefined when no document defines that cluster. */
-  cluster?: Record<string, unknown>;
-  clusterEntry?: KubeconfigEntry;
-  /** The `user` section of the user the context names; undefined when no document defines that user. */
-  user?: Record<string, unknown>;
-  userEntry?: KubeconfigEntry;
-}
-
-/**
- * Finds a context and the cluster and user it names in parsed kubeconfig documents (pure; the one lookup behind
- * `minifyKubeconfig`, `kubeconfigServer` and stacks/kube.ts `openApiWarmRequest`). Input: the documents in KUBECONFIG
- * order, as `yaml.load` returns them (for each name the first document that defines it wins, as kubectl merges
- * them; documents of another shape define nothing), and the context's name. Output: the context's entry and the
- * cluster and user sections it names, or undefined when no document defines the context. Throws nothing.
- */
-export function kubeContextEntries(docs: unknown[], context: string): KubeContextEntries | undefined {
-  const find = (kind: string, name: unknown): KubeconfigEntry | undefined => {
-    for (const d of docs) {
-      if (!d || typeof d !== "object" || Array.isArray(d)) continue;
-      const list = (d as Record<string, unknown>)[kind];
-      const hit = Array.isArray(list)
-        ? (list as unknown[]).find(
-            (x): x is KubeconfigEntry => !!x && typeof x === "object" && (x as KubeconfigEntry).name === name,
-          )
-        : undefined;
-      if (hit) return hit;
-    }
-    return undefined;
-  };
-  const section = (e: KubeconfigEntry | undefined, key: string) => {
-    const v = e?.[key];
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  };
-  const ctx = find("contexts", context);
-  if (!ctx) return undefined;
-  const refs = section(ctx, "context") ?? {};
-  const clusterEntry = refs["cluster"] === undefined ? undefined : find("clusters", refs["cluster"]);
-  const userEntry = refs["user"] === undefined ? undefined : find("users", refs["user"]);
-  return {
-    context: ctx,
-    cluster: clusterEntry && (section(clusterEntry, "cluster") ?? {}),
-    clusterEntry,
-    user: userEntry && (section(userEntry, "user") ?? {}),
-    userEntry,
-  };
-}
-
-/** File-path fields of a kubeconfig and the inline field each becomes when flattened. */
-const FILE_FIELDS: [section: "cluster" | "user", file: string, data: string][] = [
-  ["cluster", "certificate-authority", "certificate-authority-data"],
-  ["user", "client-certificate", "client-certificate-data"],
-  ["user", "client-key", "client-key-data"],
-];
-
-/**
- * Extracts one context from kubeconfig documents as a self-contained kubeconfig (like
- * `kubectl config view --minify --flatten --context X`): certificate and key files are inlined as base64
- * data, read with `readFile` (paths relative to the kubeconfig they come from, given as `sources`).
- * Input: kubeconfig YAML texts in KUBECONFIG order, the context name. Output: YAML text and the API
- * server URL. Throws when the context, its cluster or its user is missing, or a referenced file is.
- */
-export function minifyKubeconfig(
-  texts: string[],
-  context: string,
-  readFile: (path: string) => Buffer = () => {
-    throw new Error("kubeconfig references a file but no reader was given");
-  },
-): { yaml: string; server: string } {
-  const found = kubeContextEntries(
-    texts.map((t) => yaml.load(t)),
-    context,
-  );
-  if (!found) throw new Error(`kubeconfig context "${context}" not found (looked in KUBECONFIG)`);
-  const { clusterEntry, userEntry } = found;
-  if (!clusterEntry || !userEntry)
-    throw new Error(`kubeconfig context "${context}" names a cluster or user that does not exist`);
-  const flat = (entry: KubeconfigEntry, section: "cluster" | "user"): KubeconfigEntry => {
-    const body = { ...((entry[section] ?? {}) as Record<string, unknown>) };
-    for (const [sec, file, data] of FILE_FIELDS) {
-      if (sec !== section || typeof body[file] !== "string") continue;
-      body[data] = readFile(body[file] as string).toString("base64");
-      delete body[file];
-    }
-    return { ...entry, [section]: body };
-  };
-  const out = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [flat(clusterEntry, "cluster")],
-    users: [flat(userEntry, "user")],
-    contexts: [found.context],
-    "current-context": context,
-  };
-  return { yaml: yaml.dump(out), server: String(found.cluster?.["server"] ?? "") };
-}
-
-/** The API server URL of a kubeconfig's current context (or its first cluster); "" when it has none. */
-export function kubeconfigServer(text: string): string {
-  const doc = yaml.load(text) as Record<string, unknown> | undefined;
-  const current = doc?.["current-context"];
-  const cluster =
-    (typeof current === "string" ? kubeContextEntries([doc], current)?.cluster : undefined) ??
-    (Array.isArray(doc?.["clusters"])
-      ? (doc["clusters"] as { cluster?: Record<string, unknown> }[])[0]?.cluster
-      : undefined);
-  return typeof cluster?.["server"] === "string" ? cluster["server"] : "";
 }

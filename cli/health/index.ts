@@ -4,10 +4,9 @@
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */
 import { chartVersion, configNamespaces, enabledReleases, resolveNamespace } from "../../catalog/releases";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags, observabilityFlags } from "../../config/flags";
 import { type Values, deepMerge } from "../../values/merge";
-import { monitorObjects, observabilityFlags, observabilityValues } from "../../values/observability";
+import { monitorObjects, observabilityValues } from "../../values/observability";
 import type { Kube, KubeObject } from "../../kube/kubectl";
 import {
   type CheckOptions,

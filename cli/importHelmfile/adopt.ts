@@ -24,8 +24,7 @@ import {
   resolveNamespace,
 } from "../../catalog/releases";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { isObservabilityRelease } from "../../values/observability";
 import { type HelmRelease, decodeHelmRelease } from "../../kube/helmRecords";
 import type { Kube } from "../../kube/kubectl";

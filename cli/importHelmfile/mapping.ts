@@ -12,7 +12,7 @@
  *
  * Secrets (docs/upstream-facts.md §1.10): the Cassandra password, the sidecar pull credential and the
  * account-bootstrap registry credentials are taken as they are, so nothing is rotated; the credentials are
- * base64(`user:key`) and are decoded to the plain key the program encodes again (values/credentials.ts).
+ * base64(`user:key`) and are decoded to the plain key the program encodes again (config/credentials.ts).
  * Secret values never appear in a note or in `formatNotes`.
  */
 import {
@@ -26,7 +26,7 @@ import {
   CREDENTIAL_PLACEHOLDER,
   NGC_USER,
   looksLikeEncodedAuth,
-} from "../../values/credentials";
+} from "../../config/credentials";
 import { setPath, valueAt } from "../../config/paths";
 
 /** What happened to one key of a Helmfile file. */

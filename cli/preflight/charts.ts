@@ -15,8 +15,7 @@ import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/r
 import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from "../../catalog/sources";
 import type { ChartSourceSettings } from "../../catalog/sources";
 import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../config/chartKeys";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { mapBounded } from "../bounded";
 import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";

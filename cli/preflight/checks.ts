@@ -4,15 +4,12 @@
  * come from docs/upstream-facts.md (cited per check) and NVIDIA's docs as named.
  */
 import type { ComputePlaneConfig, ControlPlaneConfig, Toleration } from "../../config/schema";
-import { missingListeners } from "../../components/gateway";
+import { missingListeners, GATEWAY_LISTENERS, requiredListeners } from "../../config/routes";
 import { featureGates } from "../../values/compute";
-import { controlFlags, controlValues } from "../../values/control";
-import {
-  OBSERVABILITY_RELEASE_NAMES,
-  type ObservabilitySettings,
-  installsObservability,
-} from "../../values/observability";
-import { GATEWAY_LISTENERS, requiredListeners } from "../../values/routes";
+import { controlValues } from "../../values/control";
+import { controlFlags } from "../../config/flags";
+import { OBSERVABILITY_RELEASE_NAMES } from "../../values/observability";
+import { type ObservabilitySettings, installsObservability } from "../../config/observability";
 import { type KubeObject, condition } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import type { ClusterFacts } from "./facts";
@@ -379,7 +376,7 @@ export function checkGateways(cfg: ControlPlaneConfig, facts: ClusterFacts, stac
     else
       out.push(pass("gateway.programmed", stack, obj, `Programmed, address ${addr ?? cfg.gateway.address}`));
   }
-  // Listeners: names (components/gateway.ts missingListeners, also run by the program) and protocols.
+  // Listeners: names (config/routes.ts missingListeners, also run by the program) and protocols.
   const gws: Record<string, { spec?: { listeners?: { name: string; port?: number; protocol?: string }[] } }> =
     {};
   for (const [id] of refs) if (byId.has(id)) gws[id] = byId.get(id) as never;

@@ -90,7 +90,7 @@ export const controlConfig = (s: CheckedStack) => s.config as ControlPlaneConfig
 export const computeConfig = (s: CheckedStack) => s.config as ComputePlaneConfig;
 
 /** A cluster a check talks to, or why it cannot be reached without a secret. */
-export interface ClusterAccess {
+export interface CheckCluster {
   /** What the user calls it, e.g. `context kwok-nvcf-dev` or `nvcf:gpuClusterKubeconfigs.gpu-a`. */
   label: string;
   kube?: Kube;
@@ -105,7 +105,7 @@ function access(
   label: string,
   opts: CheckOptions,
   kubeconfigText?: string,
-): ClusterAccess {
+): CheckCluster {
   const kubeOpts = { kubectl: opts.kubectl, timeoutMs: opts.timeoutMs };
   if (kubeconfigText !== undefined) {
     const tmp = kubeconfigFile(kubeconfigText);
@@ -127,7 +127,7 @@ function access(
  * else the context in the ambient kubeconfig (or `opts.kubeconfig`). A stack that sets `nvcf:kubeconfig` whose
  * value was not supplied, or that reads its cluster from EKS, is unavailable.
  */
-export function stackCluster(s: CheckedStack, opts: CheckOptions): ClusterAccess {
+export function stackCluster(s: CheckedStack, opts: CheckOptions): CheckCluster {
   const cfg = s.config;
   const ctx = cfg.kubernetes.context;
   if (s.secretKeys.has("kubeconfig")) {
@@ -158,7 +158,7 @@ export function registrationCluster(
   control: CheckedStack,
   clusterName: string,
   opts: CheckOptions,
-): ClusterAccess | undefined {
+): CheckCluster | undefined {
   const cfg = controlConfig(control);
   const entry = cfg.gpuClusters.find((c) => c.name === clusterName);
   if (!entry) return undefined;
@@ -195,27 +195,4 @@ export function fail(
 /** A check that could not run (cluster unreachable, secret not decrypted): a warning naming why. */
 export function skipped(check: string, stack: string, object: string, why: string, fix: string): Finding {
   return fail(check, stack, object, `not checked: ${why}`, "the check to run", fix, "warning");
-}
-
-/** Runs a check function; an unexpected error becomes one failing finding instead of aborting the others. */
-export async function guarded(
-  check: string,
-  stack: string,
-  object: string,
-  fn: () => Promise<Finding[]> | Finding[],
-): Promise<Finding[]> {
-  try {
-    return await fn();
-  } catch (e) {
-    return [
-      fail(
-        check,
-        stack,
-        object,
-        `the check failed to run: ${(e as Error).message.split("\n")[0]}`,
-        "a cluster that answers the read",
-        "check that the context reaches the cluster and the user may read it (kubectl auth can-i get <kind>)",
-      ),
-    ];
-  }
 }

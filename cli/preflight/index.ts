@@ -32,7 +32,7 @@ import {
 } from "./checks";
 import {
   type CheckOptions,
-  type ClusterAccess,
+  type CheckCluster,
   checkedEnvironment,
   computeConfig,
   controlConfig,
@@ -43,14 +43,14 @@ import {
 } from "./context";
 import { type ClusterFacts, type FactNeeds, gatherFacts } from "./facts";
 import { checkImages } from "./images";
-import { installsObservability } from "../../values/observability";
+import { installsObservability } from "../../config/observability";
 
 export type { CheckOptions } from "./context";
 
 /** Facts of one cluster, or the finding that says why it could not be read. */
 type Read = { facts?: ClusterFacts; finding: Finding };
 
-async function read(access: ClusterAccess, stack: string, needs: FactNeeds): Promise<Read> {
+async function read(access: CheckCluster, stack: string, needs: FactNeeds): Promise<Read> {
   const obj = `cluster (${access.label})`;
   if (!access.kube)
     return {
@@ -103,9 +103,9 @@ export async function runPreflight(env: Environment, opts: CheckOptions = {}): P
   const ctlAccess = stackCluster(control, opts);
   const compAccess = compute.map((s) => stackCluster(s, opts));
   const regAccess = compute.map((s) => registrationCluster(control, computeConfig(s).clusterName, opts));
-  const all = [ctlAccess, ...compAccess, ...regAccess.filter((a): a is ClusterAccess => a !== undefined)];
+  const all = [ctlAccess, ...compAccess, ...regAccess.filter((a): a is CheckCluster => a !== undefined)];
   // A registration that uses the compute stack's own context reads nothing twice.
-  const sameTarget = (a: ClusterAccess, b: ClusterAccess) =>
+  const sameTarget = (a: CheckCluster, b: CheckCluster) =>
     a.kube !== undefined &&
     b.kube !== undefined &&
     a.kube.target.context === b.kube.target.context &&

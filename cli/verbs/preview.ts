@@ -322,7 +322,7 @@ export function formatPreview(changes: readonly StackChanges[], failed: readonly
 
 /**
  * The upgrade plan a stack's program printed in its preview (an info diagnostic beginning `upgrade plan of stack`,
- * components/upgradePlan.ts `formatPlan`), as lines; none when the stack does not move to another bundle.
+ * upgrade/plan.ts `formatPlan`), as lines; none when the stack does not move to another bundle.
  */
 export function upgradePlanLines(events: readonly EngineEvent[]): string[] {
   const d = events
@@ -371,7 +371,7 @@ export async function preview(env: Environment, opts: PreviewOptions): Promise<E
   if (opts.json)
     process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
   else {
-    // A stack that moves to another bundle: its program's upgrade plan first (components/upgradePlan.ts).
+    // A stack that moves to another bundle: its program's upgrade plan first (upgrade/plan.ts).
     for (const r of results) for (const l of upgradePlanLines(r.events)) process.stdout.write(`${l}\n`);
     for (const l of formatPreview(changes, failed)) process.stdout.write(`${l}\n`);
     for (const n of notPreviewed) {

@@ -1,7 +1,7 @@
 /**
  * `nvcf upgrade --env <env> --to <bundle>`: moves a deployed environment to another NVCF bundle as one operation.
  * The work itself is what `pulumi up` of the program does when `nvcf:bundleVersion` moves one bundle (the plan,
- * the OpenBao and Cassandra phases as resources: components/upgradePlan.ts, components/upgradeSteps.ts); the verb
+ * the OpenBao and Cassandra phases as resources: upgrade/plan.ts, components/upgradeSteps.ts); the verb
  * checks first, shows the plan, and runs the stacks in the only safe order:
  *
  * 1. what is deployed: every stack's bundle from its own outputs in the backend (`bundleVersion`); a stack never
@@ -34,7 +34,7 @@ import {
   controlSubject,
   formatPlan,
   planUpgrade,
-} from "../../components/upgradePlan";
+} from "../../upgrade/plan";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import type { ComputeInputs } from "../../values/compute";
 import type { OperationResult } from "../automation";

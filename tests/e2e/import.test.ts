@@ -20,8 +20,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { chartReference } from "../../components/release";
-import { cliConfigYaml, minifyKubeconfig } from "../../values/registration";
-import { serviceHosts } from "../../values/routes";
+import { cliConfigYaml } from "../../values/registration";
+import { minifyKubeconfig } from "../../kube/kubeconfig";
+import { serviceHosts } from "../../config/routes";
 import { stackValues } from "../../tools/values";
 import { e2eProject, LOCAL_KUBECONFIG, resetLocalClusters } from "./project";
 

@@ -19,8 +19,7 @@ import { enabledReleases } from "../../catalog/releases";
 import { releaseNamespace } from "../../components/controlPlane";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { LOCAL_API_DIR, diagnostics, e2eProject, resetLocalClusters } from "./project";
 
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
@@ -251,7 +250,7 @@ describe("control plane", () => {
 
   test("a second preview shows no changes; the program asked the API server for its OpenAPI document first", () => {
     const r = pulumi("dev", "preview", "--expect-no-changes", "--diff", "--debug");
-    // stacks/kube.ts warmUpFromRawConfig, under the real engine, with the dev stack's context (kwok-nvcf-dev); with
+    // engine/warmup.ts warmUpFromRawConfig, under the real engine, with the dev stack's context (kwok-nvcf-dev); with
     // --diff the CLI prints debug messages on standard error.
     expect(`${r.stdout}\n${r.stderr}`).toMatch(
       /debug: OpenAPI document warm-up: asking https:\/\/127\.0\.0\.1:\d+/,
@@ -331,7 +330,7 @@ describe("control plane", () => {
     expect(out).toMatch(/values don't meet the specifications of the schema/);
     expect(out).toMatch(/helm-nvcf-api:[\s\S]*\/api[\s\S]*replicaCuont/);
     expect(revision()).toEqual(before);
-    // The failed run still registered the outputs it got to (stacks/outputs.ts): api and the releases that wait
+    // The failed run still registered the outputs it got to (engine/outputs.ts): api and the releases that wait
     // for it are "unfinished"; every release api waited for is deployed (each release registers only once the
     // engine holds its prerequisites' entries); a release running beside api may read either. The registrations
     // and the teardown guard stay.
@@ -417,7 +416,7 @@ describe("account settings after install: applied through nvcf-cli, refused wher
       artifactTypes: ["CONTAINER"],
       secretSha256: digest(REGISTRY_KEY),
     });
-    // The stack's record of it (values/accounts.ts), which the next run's refusals compare with.
+    // The stack's record of it (config/accounts.ts), which the next run's refusals compare with.
     const settings = outputs("dev")["accountSettings"];
     expect(settings.limits).toEqual({
       maxFunctions: 10,

@@ -1,5 +1,5 @@
 /**
- * Account settings after install (values/accounts.ts, components/accounts.ts, components/accountScript.ts): the
+ * Account settings after install (config/accounts.ts, components/accounts.ts, components/accountScript.ts): the
  * rules that refuse what the API cannot change in an existing account, the component under Pulumi mocks (names,
  * order, secrets, the api release's install-only values, the `accountSettings` output, a refusal before anything is
  * registered), and the program's own script run against the stand-in nvcf-cli and stand-in NVCF API.
@@ -22,7 +22,7 @@ import {
   parseCredentialOutput,
   parseLimitsOutput,
   readDeployedAccountSettings,
-} from "../../values/accounts";
+} from "../../config/accounts";
 import { mockGateway, render, sentinel } from "./harness";
 import { devCredentialOverride } from "./fixtures/configs";
 import { CLI_CONFIG_YAML, api, bootstrapAccount } from "./standInApi";

@@ -20,8 +20,7 @@ import {
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { helmfileNeeds } from "../../tools/bench-stages";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { baseCompute, baseControl } from "./fixtures/configs";
 
 /**

@@ -20,8 +20,7 @@ import {
 } from "../../cli/graph";
 import { checkedStack } from "../../cli/preflight/context";
 import type { Environment, StackFile } from "../../cli/types";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 
 const ROOT = path.resolve(__dirname, "../..");

@@ -25,7 +25,7 @@ import { validateConfig } from "../../config/load";
 import { ConfigError, type Problem, formatProblem, formatProblems } from "../../config/problems";
 import { type ComputePlaneConfig, SECRET_KEYS } from "../../config/schema";
 import { requireRegistryKey } from "../../stacks/compute";
-import { type KubeconfigView, kubeconfigView } from "../../stacks/kube";
+import { type KubeconfigView, kubeconfigView } from "../../kube/kubeconfig";
 import { baseCompute, baseControl } from "./fixtures/configs";
 import { sentinelKubeconfig } from "./harness";
 

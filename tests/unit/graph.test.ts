@@ -8,15 +8,14 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type ReleaseSpec, enabledReleases, planeReleases } from "../../catalog/releases";
-import { missingListeners } from "../../components/gateway";
+import { missingListeners } from "../../config/routes";
 import { validateConfig } from "../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../contract/controlPlane";
 import { computeInputs, controlPlaneValues } from "../../stacks/compute";
-import { computeFlags } from "../../values/compute";
-import { controlFlags } from "../../values/control";
+import { computeFlags, controlFlags } from "../../config/flags";
 import { computeInputsFixture } from "./fixtures/configs";
-import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/installedSettings";
 import {
   ROOT,
   type RenderResult,
@@ -100,7 +99,7 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
 
   test("the contract: plain outputs plain, each secret its own secret output", () => {
     for (const k of PLAIN_OUTPUT_NAMES) expect(Object.keys(r.outputs)).toContain(k);
-    // The contract's secret outputs, and the digests of the installed settings (stacks/deployed.ts).
+    // The contract's secret outputs, and the digests of the installed settings (stacks/installedSettings.ts).
     expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
   });
 
@@ -110,11 +109,11 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
       expect([
         "pulumi:providers:kubernetes",
         "pulumi:providers:aws",
-        // The stack's own previous outputs (stacks/previous.ts), read before anything else.
+        // The stack's own previous outputs (engine/previous.ts), read before anything else.
         "pulumi:pulumi:StackReference",
         "nvcf:index:ControlPlane",
         "aws:route53/record:Record",
-        // The stack's read of its own previous outputs (stacks/previous.ts).
+        // The stack's read of its own previous outputs (engine/previous.ts).
         "pulumi:pulumi:StackReference",
       ]).toContain(t);
   });
@@ -577,7 +576,7 @@ describe("stack reference contract", () => {
     // Source order in stacks/compute.ts: the awaited check comes before the provider and the component.
     const src = fs.readFileSync(path.join(ROOT, "stacks/compute.ts"), "utf8");
     const body = src.slice(src.indexOf("export async function computePlaneStack"));
-    // After the one read of the stack's own previous outputs (stacks/deployed.ts), awaited.
+    // After the one read of the stack's own previous outputs (stacks/installedSettings.ts), awaited.
     const check = body.indexOf("await controlPlaneValues(ref, cfg)");
     expect(body.indexOf("await readDeployed()")).toBeGreaterThan(0);
     expect(body.indexOf("await readDeployed()")).toBeLessThan(check);
@@ -724,7 +723,7 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
     "nvcf:index:PullSecrets",
     "kubernetes:core/v1:Secret",
     "random:index/randomPassword:RandomPassword",
-    // A read of the stack's own previous outputs (stacks/previous.ts), before the first step.
+    // A read of the stack's own previous outputs (engine/previous.ts), before the first step.
     "pulumi:pulumi:StackReference",
   ]);
 
@@ -736,14 +735,14 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
       stack: "dev",
       gateways: GATEWAYS,
       moduleMocks: {
-        "components/recovery": {
+        "recovery/recover": {
           recoverReleases: () => Promise.reject(refusal),
         },
       },
     });
     expect(r.error?.message).toBe(refusal.message);
     const types = new Set(r.resources.map((x) => x.type));
-    // Besides the first step: the provider, and the read of the stack's own previous outputs (stacks/deployed.ts).
+    // Besides the first step: the provider, and the read of the stack's own previous outputs (stacks/installedSettings.ts).
     expect(
       [...types].filter(
         (t) =>
@@ -760,7 +759,7 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
       stack: "dev",
       gateways: GATEWAYS,
       moduleMocks: {
-        "components/recovery": {
+        "recovery/recover": {
           recoverReleases: () => Promise.resolve({ nats: "nats-system/nats", eg: "envoy-gateway-system/eg" }),
         },
       },
@@ -775,7 +774,7 @@ describe("the control plane in two steps (ControlPlane.create)", () => {
 });
 
 describe("a release waits until the engine holds its prerequisites' entries of the releases output", () => {
-  // stacks/outputs.ts: the engine drops output registrations still on their way when a step fails, so each
+  // engine/outputs.ts: the engine drops output registrations still on their way when a step fails, so each
   // release registers only after a registration that lists its prerequisites as known was acknowledged.
   const prerequisites = (r: RenderResult, release: string) => {
     const components = new Set(r.resources.filter((x) => x.type === "nvcf:index:Release").map((x) => x.name));

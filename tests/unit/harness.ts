@@ -222,7 +222,7 @@ export interface RenderOptions {
   controlPlaneOutputs?: Record<string, unknown>;
   controlPlaneSecretOutputs?: string[];
   /**
-   * Outputs of this stack's previous update, as its reference to itself reads them (stacks/previous.ts);
+   * Outputs of this stack's previous update, as its reference to itself reads them (engine/previous.ts);
    * default: none (a first `pulumi up`).
    */
   previousOutputs?: Record<string, unknown>;
@@ -232,7 +232,7 @@ export interface RenderOptions {
   daemonSetScheduled?: number;
   preview?: boolean;
   /**
-   * Project modules replaced for this run (path relative to the repository root, e.g. `components/recovery` →
+   * Project modules replaced for this run (path relative to the repository root, e.g. `recovery/recover` →
    * its exports, merged over the real ones), to steer what the program cannot be given through config.
    */
   moduleMocks?: Record<string, Record<string, unknown>>;
@@ -457,7 +457,7 @@ export async function render(opts: RenderOptions): Promise<RenderResult> {
                 | { __pulumiType?: string; __name?: string }
                 | undefined;
               // A `dependsOn` given as a promise (a release that waits for its prerequisites' outputs to be
-              // acknowledged, stacks/outputs.ts) is recorded once it resolves; the run waits for it below.
+              // acknowledged, engine/outputs.ts) is recorded once it resolves; the run waits for it below.
               const given = a.opts.dependsOn as unknown;
               const names = (d: unknown) =>
                 ([] as unknown[]).concat(d ?? []).map((x) => (x as { __name?: string }).__name ?? "?");

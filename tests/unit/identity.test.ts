@@ -12,7 +12,7 @@ import { deployedRegistrations, identityProblems } from "../../config/identity";
 import { validateConfig } from "../../config/load";
 import { formatProblems } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import type { ClusterRegistration } from "../../contract/controlPlane";
+import type { RegistrationRecord } from "../../contract/controlPlane";
 import { operatorIdentity } from "../../values/compute";
 import { describeRegistrationUpdate, registrationUpdate } from "../../values/registration";
 import { baseCompute, computeInputsFixture } from "./fixtures/configs";
@@ -21,7 +21,7 @@ import { mockGateway, render } from "./harness";
 process.env["KUBECONFIG"] = path.join(__dirname, "fixtures/kubeconfig");
 const GATEWAYS_FOR_TESTS = { "envoy-gateway/nvcf-gateway": mockGateway() };
 
-const reg = (over: Partial<ClusterRegistration> = {}): ClusterRegistration => ({
+const reg = (over: Partial<RegistrationRecord> = {}): RegistrationRecord => ({
   clusterID: "11111111-1111-5111-8111-111111111111",
   clusterGroupID: "22222222-2222-5222-8222-222222222222",
   ncaID: "nvcf-default",
@@ -237,7 +237,7 @@ describe("rendered under mocks", () => {
     expect(step.inputs["create"]).toBe("true");
     expect(step.inputs["update"]).toBe('eval "$NVCFP_RESTART_SCRIPT"');
     const env = step.inputs["environment"] as Record<string, string>;
-    const regs = cp.outputs["clusterRegistrations"] as Record<string, ClusterRegistration>;
+    const regs = cp.outputs["clusterRegistrations"] as Record<string, RegistrationRecord>;
     expect([env["NVCFP_CLUSTER_ID"], env["NVCFP_CLUSTER_GROUP_ID"], env["NVCFP_REGION"]]).toEqual([
       regs["gpu-a"].clusterID,
       regs["gpu-a"].clusterGroupID,

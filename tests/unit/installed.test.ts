@@ -17,7 +17,7 @@ import {
 } from "../../config/installed";
 import { ConfigError, formatProblem } from "../../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { installedOf, refuseInstalledChanges } from "../../stacks/deployed";
+import { installedOf, refuseInstalledChanges } from "../../stacks/installedSettings";
 import { baseCompute, baseControl } from "./fixtures/configs";
 import { mockGateway, render, sentinel } from "./harness";
 
@@ -73,7 +73,7 @@ function withValue<C extends ControlPlaneConfig | ComputePlaneConfig>(
   return { ...cfg, releaseValues: rv };
 }
 
-/** Compares a config with a deployed one, as the stack does (stacks/deployed.ts `refuseInstalledChanges`). */
+/** Compares a config with a deployed one, as the stack does (stacks/installedSettings.ts `refuseInstalledChanges`). */
 function compare(
   now: ControlPlaneConfig | ComputePlaneConfig,
   deployed: ControlPlaneConfig | ComputePlaneConfig,

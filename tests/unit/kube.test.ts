@@ -1,5 +1,5 @@
 /**
- * stacks/kube.ts, the OpenAPI warm-up: the request built from each kind of kubeconfig credential (and the cases it
+ * engine/warmup.ts, the OpenAPI warm-up: the request built from each kind of kubeconfig credential (and the cases it
  * leaves to the provider), a real HTTPS exchange with a local server that holds an API server's contract for it
  * (client certificate or token, the protobuf media type, the status and headers before the body), and that nothing
  * is sent without an engine.
@@ -17,7 +17,7 @@ import {
   startOpenApiWarmUp,
   warmOpenApi,
   warmUpFromRawConfig,
-} from "../../stacks/kube";
+} from "../../engine/warmup";
 
 const TLS = path.join(__dirname, "fixtures", "tls");
 const pem = (f: string) => fs.readFileSync(path.join(TLS, f));

@@ -1,5 +1,5 @@
 /**
- * stacks/loader.ts: the source-map decoder on known mappings, the switches, and a real run of the loader under
+ * engine/loader.ts: the source-map decoder on known mappings, the switches, and a real run of the loader under
  * ts-node (as Pulumi's run script starts it) that loads a fixture through the transpile cache and reports the
  * fixture's error at its TypeScript line; and that the SDK's Arborist require is deferred until first use and still
  * works then.
@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SDK_TRACE_PREFIXES, decodeMappings, installFastLoader, quietSdkTraces } from "../../stacks/loader";
+import { SDK_TRACE_PREFIXES, decodeMappings, installFastLoader, quietSdkTraces } from "../../engine/loader";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -42,7 +42,7 @@ describe("fast loader", () => {
   it("loads project modules through the cache and reports errors at their TypeScript lines", () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-loader-"));
     const script = `
-      const { installFastLoader } = require("./stacks/loader");
+      const { installFastLoader } = require("./engine/loader");
       if (!installFastLoader()) throw new Error("loader not installed");
       try { require("./tests/unit/fixtures/loader-throw").check({ value: 1 }); }
       catch (e) { console.log(e.stack.split("\\n")[1]); }`;
@@ -71,7 +71,7 @@ describe("fast loader", () => {
     // Loads @pulumi/pulumi as the program does, then asks the SDK for code paths (its one use of Arborist) in an
     // empty package.
     const script = `
-      const { installFastLoader } = require("./stacks/loader");
+      const { installFastLoader } = require("./engine/loader");
       if (!installFastLoader()) throw new Error("loader not installed");
       const loaded = () => Object.keys(require.cache).some((k) => k.includes("/@npmcli/arborist/"));
       const pulumi = require("@pulumi/pulumi");
@@ -93,7 +93,7 @@ describe("fast loader", () => {
   it("takes no stack trace of the SDK's tracked promises unless PULUMI_DEBUG_PROMISE_LEAKS asks for one", () => {
     // The SDK's own debuggablePromise, as it runs for every property of every resource; and an ordinary error.
     const script = `
-      const { installFastLoader } = require("./stacks/loader");
+      const { installFastLoader } = require("./engine/loader");
       if (!installFastLoader()) throw new Error("loader not installed");
       const d = require("@pulumi/pulumi/runtime/debuggable");
       const p = Promise.resolve(1);

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as yaml from "js-yaml";
 import { ClusterRegistration } from "../../components/registration";
-import type { ClusterRegistration as Registration } from "../../contract/controlPlane";
+import type { RegistrationRecord as Registration } from "../../contract/controlPlane";
 import {
   type CliEndpoints,
   HELM_VALUES_MARKER,

@@ -4,7 +4,7 @@
  *   credential only inline (nvcf-api's `api.accountBootstrap.registryCredentials`): the Kubernetes provider marks
  *   a list that holds a secret as secret as a whole (pulumi-kubernetes provider/pkg/provider/provider.go
  *   `annotateSecrets` recurses into maps only), so every other value must sit in a map or be taken by reference;
- * - the stack outputs are registered again as each one becomes known (stacks/outputs.ts).
+ * - the stack outputs are registered again as each one becomes known (engine/outputs.ts).
  * The end-to-end proof, with the real CLI and provider, is in tests/e2e/stacks.test.ts.
  */
 import * as fs from "node:fs";
@@ -14,8 +14,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../../catalog/releases";
 import { secureReleaseValuePaths, validateConfig, withSecretReleaseValues } from "../../config/load";
 import type { ControlPlaneConfig } from "../../config/schema";
-import { Acknowledgements, publishAsKnown, snapshot } from "../../stacks/outputs";
-import { type ControlSecrets, controlFlags, controlValues } from "../../values/control";
+import { Acknowledgements, publishAsKnown, snapshot } from "../../engine/outputs";
+import { type ControlSecrets, controlValues } from "../../values/control";
+import { controlFlags } from "../../config/flags";
 import { ROOT, sentinelKubeconfig } from "./harness";
 
 type Leaf = string | { secret: string };

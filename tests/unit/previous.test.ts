@@ -1,8 +1,8 @@
 /**
- * stacks/previous.ts: a stack reads its own previous outputs through a StackReference to itself.
+ * engine/previous.ts: a stack reads its own previous outputs through a StackReference to itself.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { previousOutputs, selfStackName } from "../../stacks/previous";
+import { previousOutputs, selfStackName } from "../../engine/previous";
 
 /** Mocks a stack `dev` whose reference to itself returns `outputs` (secret: the names in `secret`). */
 function mockSelf(outputs: Record<string, unknown>, secret: string[] = []): string[] {

@@ -1,5 +1,5 @@
 /**
- * The recovery decisions (components/recovery.ts `planRelease`, the healthy path `healthyImports`) and the parsers of what kubectl and
+ * The recovery decisions (recovery/plan.ts `planRelease`, the healthy path `healthyImports`) and the parsers of what kubectl and
  * `pulumi stack export` print. The end-to-end proof on a real cluster is tests/e2e/recovery.test.ts.
  */
 import * as path from "node:path";
@@ -17,7 +17,7 @@ import {
   parseHookObjects,
   parseState,
   planRelease,
-} from "../../components/recovery";
+} from "../../recovery/plan";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { readHelmRelease } from "../../kube/helmRecords";
 import { controlRecoveryReleases } from "../../stacks/control";

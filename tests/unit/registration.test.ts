@@ -3,14 +3,8 @@
  * config the program writes, and kubeconfig extraction for registration.
  */
 import * as yaml from "js-yaml";
-import {
-  HELM_VALUES_MARKER,
-  cliConfigYaml,
-  kubeContextEntries,
-  kubeconfigServer,
-  minifyKubeconfig,
-  parseRegistration,
-} from "../../values/registration";
+import { HELM_VALUES_MARKER, cliConfigYaml, parseRegistration } from "../../values/registration";
+import { kubeContextEntries, kubeconfigServer, minifyKubeconfig } from "../../kube/kubeconfig";
 import { registerOutput } from "./harness";
 
 describe("parseRegistration", () => {

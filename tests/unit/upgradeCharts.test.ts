@@ -1,5 +1,5 @@
 /**
- * The values an adopted Cassandra gets (components/upgradePlan.ts `upgradeValues`) through the chart's contract:
+ * The values an adopted Cassandra gets (upgrade/plan.ts `upgradeValues`) through the chart's contract:
  * the schema-carrying stand-in of helm-nvcf-cassandra 0.20.1 (tests/charts) takes them, mounts the claim with
  * `subPath: data` and puts the cassandra.yaml settings in its overrides ConfigMap; and the one immutable field that
  * differs from 0.17.0's StatefulSet is the claim template's labels (what the adoption steps detect). Helm from
@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { upgradeValues } from "../../components/upgradePlan";
+import { upgradeValues } from "../../upgrade/plan";
 import { BITNAMI_CLAIM_LABEL } from "../../components/upgradeSteps";
 import { deepMerge } from "../../values/merge";
 import { stackValues } from "../../tools/values";

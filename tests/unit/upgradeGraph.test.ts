@@ -6,10 +6,10 @@
 import * as path from "node:path";
 import { API_INSTALL_ONLY_VALUES } from "../../components/controlPlane";
 import { SECRET_OUTPUT_NAMES } from "../../contract/controlPlane";
-import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/deployed";
+import { INSTALLED_DIGESTS_OUTPUT } from "../../stacks/installedSettings";
 import { ConfigError } from "../../config/problems";
 import { enabledReleases } from "../../catalog/releases";
-import { controlFlags } from "../../values/control";
+import { controlFlags } from "../../config/flags";
 import { type RenderResult, type Rendered, mockGateway, render, validatedConfig } from "./harness";
 import { devCredentialOverride } from "./fixtures/configs";
 

@@ -1,5 +1,5 @@
 /**
- * The upgrade planner (components/upgradePlan.ts): its rules, one by one, on the committed example stacks'
+ * The upgrade planner (upgrade/plan.ts): its rules, one by one, on the committed example stacks'
  * configs, and the plan it makes of the moves it allows.
  */
 import * as path from "node:path";
@@ -16,9 +16,9 @@ import {
   movePhaseOrder,
   planUpgrade,
   upgradeValues,
-} from "../../components/upgradePlan";
+} from "../../upgrade/plan";
 import { enabledReleases, inDependencyOrder } from "../../catalog/releases";
-import { controlFlags } from "../../values/control";
+import { controlFlags } from "../../config/flags";
 import type { ComputeInputs } from "../../values/compute";
 import { thrown, validatedConfig } from "./harness";
 

@@ -13,7 +13,7 @@ import {
   OPENBAO_ROLLOUT,
   stepScript,
 } from "../../components/upgradeSteps";
-import { REPLICAS_ANNOTATION } from "../../components/upgradePlan";
+import { REPLICAS_ANNOTATION } from "../../upgrade/plan";
 import { type FakeState, runFake } from "./fakeCluster";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -23,7 +23,7 @@ import {
   envoyProxyKubernetes,
 } from "../../values/control";
 import { mirrorImage, splitImage } from "../../values/images";
-import { dockerAuth, dockerConfigJson, looksLikeEncodedAuth } from "../../values/credentials";
+import { dockerAuth, dockerConfigJson, looksLikeEncodedAuth } from "../../config/credentials";
 import { deepMerge } from "../../values/merge";
 import { baseCompute, baseControl } from "./fixtures/configs";
 

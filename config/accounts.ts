@@ -18,9 +18,9 @@
  *   account was created with, cannot be deleted; NGC hosts need the `$oauthtoken` user), util/NvcfConstants.java
  *   (hostname and tag syntax, tag and description lengths).
  */
-import type { Problem } from "../config/problems";
-import { describe } from "../config/problems";
-import type { ControlPlaneConfig } from "../config/schema";
+import type { Problem } from "./problems";
+import { describe } from "./problems";
+import type { ControlPlaneConfig } from "./schema";
 
 export type AccountLimits = ControlPlaneConfig["accounts"]["limits"];
 export type RegistryCredentialConfig = ControlPlaneConfig["accounts"]["registryCredentials"][number];

@@ -1,7 +1,7 @@
 /**
  * Bundle upgrades: what moving a stack from the NVCF bundle it is deployed at to the one its config names
  * means, decided before anything is touched. Pure: the deployed bundle comes from the stack's own previous
- * outputs (stacks/previous.ts), the rest from the release catalog and the values builders.
+ * outputs (engine/previous.ts), the rest from the release catalog and the values builders.
  *
  * `planUpgrade` either refuses the move (a `ConfigError` naming `nvcf:bundleVersion`, the deployed bundle and
  * the way to go) or returns the plan: per release its chart version before and after and whether the bundle
@@ -32,8 +32,9 @@ import {
 import { ConfigError, type Problem } from "../config/problems";
 import { isDevStack, versionAtLeast } from "../config/rules";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
-import { type ComputeInputs, computeFlags, computeValues } from "../values/compute";
-import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
+import { type ComputeInputs, computeValues } from "../values/compute";
+import { computeFlags, controlFlags } from "../config/flags";
+import { type ControlSecrets, controlValues } from "../values/control";
 import { type Values, deepMerge } from "../values/merge";
 
 /**
@@ -128,7 +129,7 @@ export interface UpgradeSubject {
   plane: Plane;
   stack: string;
   target: BundleVersion;
-  /** Enable flags of the config (values/control.ts `controlFlags`, values/compute.ts `computeFlags`). */
+  /** Enable flags of the config (config/flags.ts `controlFlags`, `computeFlags`). */
   flags: Readonly<Record<EnableFlag, boolean>>;
   versionOverrides: Readonly<Record<string, string>>;
   /**
@@ -680,11 +681,6 @@ export function computeSubject(
     versionOverrides: cfg.charts.versionOverrides,
     ...(inputs ? { valuesDiffer: computeValuesDiffer(cfg, inputs) } : {}),
   };
-}
-
-/** The release names of a plan that the move upgrades or installs (for ordering), in plan order. */
-export function movingReleases(plan: UpgradePlan): string[] {
-  return plan.releases.filter((r) => r.kind === "upgrade" || r.kind === "install").map((r) => r.name);
 }
 
 /** A spec's needs, transitively (release names), for the flags given. */

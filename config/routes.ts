@@ -1,7 +1,7 @@
 /**
  * Gateway route hostnames and listeners (pure). Facts: docs/upstream-facts.md §1.12.
  */
-import type { ControlPlaneConfig } from "../config/schema";
+import type { ControlPlaneConfig } from "./schema";
 
 /** Listeners the routes attach to, with protocol and port (docs/upstream-facts.md §1.12 listener table). */
 export const GATEWAY_LISTENERS = [
@@ -228,4 +228,35 @@ export function requiredListeners(
     need.push({ gateway: "grpc", listener: cfg.gateway.routes.grpcWorker.listenerName });
   if (cfg.gateway.routes.nats) need.push({ gateway: "nats", listener: cfg.gateway.nats.listenerName });
   return need;
+}
+
+/** A Gateway as read from the cluster (only the fields the checks use). */
+export interface GatewayObject {
+  spec?: { listeners?: { name: string; port?: number; protocol?: string }[] };
+  status?: { addresses?: { value?: string }[] };
+}
+
+/**
+ * Listener problems of the user's Gateways. Input: config and the Gateways read, keyed `namespace/name`.
+ * Output: one message per missing listener, naming the gateway and the listener (empty when fine).
+ */
+export function missingListeners(
+  cfg: ControlPlaneConfig,
+  gateways: Record<string, GatewayObject | undefined>,
+): string[] {
+  const ref = { shared: cfg.gateway.shared, grpc: cfg.gateway.grpc, nats: cfg.gateway.nats };
+  const out: string[] = [];
+  for (const need of requiredListeners(cfg)) {
+    const id = `${ref[need.gateway].namespace}/${ref[need.gateway].name}`;
+    const gw = gateways[id];
+    const names = (gw?.spec?.listeners ?? []).map((l) => l.name);
+    if (!gw) out.push(`Gateway ${id} (nvcf:gateway.${need.gateway}) was not found`);
+    else if (!names.includes(need.listener)) {
+      const doc = GATEWAY_LISTENERS.find((l) => l.name === need.listener);
+      out.push(
+        `Gateway ${id} has no listener "${need.listener}"${doc ? ` (${doc.protocol} ${doc.port})` : ""}; it has: ${names.join(", ") || "none"}`,
+      );
+    }
+  }
+  return [...new Set(out)];
 }

@@ -9,8 +9,8 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /**
- * The previous outputs bundle upgrades read back (components/upgradePlan.ts `PreviousUpgradeOutputs`): part of
- * the one read a stack makes per run (stacks/deployed.ts `DEPLOYED_OUTPUT_NAMES`). A compute-plane stack has only
+ * The previous outputs bundle upgrades read back (upgrade/plan.ts `PreviousUpgradeOutputs`): part of
+ * the one read a stack makes per run (stacks/installedSettings.ts `DEPLOYED_OUTPUT_NAMES`). A compute-plane stack has only
  * `bundleVersion` of them.
  */
 export const UPGRADE_PREVIOUS_OUTPUTS: readonly string[] = [

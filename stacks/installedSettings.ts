@@ -1,6 +1,9 @@
 /**
- * The one place a stack program reads what its own last `pulumi up` left (stacks/previous.ts `previousOutputs`,
- * a StackReference to the stack itself, read by the engine from the backend, so previews see it too).
+ * The settings a stack installed that cannot change in place, as a stack program meets them: the one read of what
+ * its own last `pulumi up` left (`readDeployed`: engine/previous.ts `previousOutputs`, a StackReference to the stack
+ * itself, read by the engine from the backend, so previews see it too), the installed record it publishes
+ * (`INSTALLED_OUTPUT`, `INSTALLED_DIGESTS_OUTPUT`, built from config/installed.ts), and the refusal of a change to
+ * one of them (`installedChangeProblems`, `refuseInstalledChanges`).
  *
  * A stack may register that reference only once per run, so every feature that judges a change against what is
  * deployed reads it here: the stack program calls `readDeployed` once, before it registers anything else, and
@@ -19,10 +22,11 @@ import {
 } from "../config/installed";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
-import { blankComputeInputs, computeFlags, computeValues } from "../values/compute";
-import { ACCOUNT_SETTINGS_OUTPUT } from "../values/accounts";
-import { type ControlSecrets, controlFlags, controlValues } from "../values/control";
-import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "./previous";
+import { blankComputeInputs, computeValues } from "../values/compute";
+import { computeFlags, controlFlags } from "../config/flags";
+import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
+import { type ControlSecrets, controlValues } from "../values/control";
+import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
 
 /**
  * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
@@ -41,7 +45,7 @@ export const INSTALLED_DIGESTS_OUTPUT = "installedDigests";
 export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
   INSTALLED_OUTPUT,
   INSTALLED_DIGESTS_OUTPUT,
-  // What the account got (control plane; values/accounts.ts `accountChangeRules`).
+  // What the account got (control plane; config/accounts.ts `accountChangeRules`).
   ACCOUNT_SETTINGS_OUTPUT,
   ...UPGRADE_PREVIOUS_OUTPUTS,
 ];
