@@ -64,7 +64,31 @@ export interface Need {
    * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog/releases.test.ts).
    */
   reason?: string;
+  /**
+   * What the release needs of the target, in one word (`NEED_KINDS`): the short label of the edge in the
+   * graph picture (cli/graph.ts), whose full text is `reason`. Every edge has one (tests/unit/catalog/releases.test.ts).
+   */
+  kind: NeedKind;
 }
+
+/**
+ * The kinds of prerequisite, each with what it means; `nvcf graph` labels an edge with its kind and lists the
+ * kinds in its legend (docs/graph.md).
+ */
+export const NEED_KINDS = {
+  helmfile: "NVIDIA's helmfile declares the need (`needs:`)",
+  CRD: "the release creates objects of a CRD (or webhook) the target installs",
+  webhook: "the target's admission webhook must be up before the release's pods are created",
+  schema: "the release opens a database schema the target's hook creates",
+  secret: "the release reads credentials or keys the target writes",
+  object: "the release names an object the target creates",
+  scheduler: "the release hands its pods to a scheduler the target installs",
+  API: "a step calls the target's API",
+  route: "traffic reaches the target through routes on the Gateway",
+  node: "a node setting the target makes must be in place first",
+} as const;
+/** One word naming what a release needs of its prerequisite (`NEED_KINDS`). */
+export type NeedKind = keyof typeof NEED_KINDS;
 
 /** One Helm release of the catalog. */
 export interface ReleaseSpec {
@@ -106,38 +130,71 @@ const observabilityBundles = (v: string): Partial<Record<BundleVersion, string>>
 });
 
 /**
- * Reasons of the control-plane `needs` edges. `hf`: NVIDIA's helmfile declares the edge (`needs:` in
+ * Kinds and reasons of the shared `needs` edges. `hf`: NVIDIA's helmfile declares the edge (`needs:` in
  * `deploy/stacks/self-managed/helmfile.d/*` and `deploy/stacks/observability/helmfile.d/*`); the others are
  * found in the charts and migrations named in each text.
  */
 const WHY = {
-  hf: "NVIDIA's helmfile declares this need",
-  inject:
-    "its pod template carries vault.hashicorp.com/agent-inject annotations; the injector webhook fails open " +
-    "(failurePolicy Ignore), so pods created before OpenBao's injector run without their secrets",
-  cassandra:
-    "it opens its keyspace at start; helm-nvcf-cassandra's post-install migrations hook creates the keyspaces " +
-    "(migrations/cassandra/keyspaces: api_keys_api, sis_api, nvcf_api, nvct_api, ess_api, nvcf_autoscaler)",
-  natsKeys:
-    "the OpenBao migrations job copies the NATS nkey Secrets of nats-system into OpenBao " +
-    "(migrations/openbao 03_setup_shared_secrets.sh; helm-nvcf-nats nkey-bao-access-rbac.yaml)",
-  pkiIssuer: "the ClusterIssuer signs through OpenBao's PKI and logs in with OpenBao's JWT auth",
-  certManagerCrds: "the chart creates a cert-manager ClusterIssuer (cert-manager's CRD)",
-  monitorCrds: "it creates ServiceMonitor/PodMonitor objects (monitoring.coreos.com CRDs)",
-  collectorCr: "it creates an OpenTelemetryCollector object (the operator's CRD and webhook)",
-  calloutCreds:
-    "its vault-agent sidecar reads the auth-callout credentials the OpenBao migrations write " +
-    "(migrations/openbao 19_setup_nats-auth-callout.sh; helm-nvcf-nats nats-auth-callout-nkeys-secret.yaml)",
-  routerIssuer: "its Certificate names the ClusterIssuer nvcf-openbao-pki that nvcf-pki creates",
-  uiOpenbao:
-    "its pods are agent-injected (the stack adds the nvcf-ui namespace to the injector's namespace selector) " +
-    "and its OpenBao migrations job writes to OpenBao",
-} as const;
+  hf: {
+    kind: "helmfile",
+    reason: "NVIDIA's helmfile declares this need",
+  },
+  inject: {
+    kind: "webhook",
+    reason:
+      "its pod template carries vault.hashicorp.com/agent-inject annotations; the injector webhook fails open " +
+      "(failurePolicy Ignore), so pods created before OpenBao's injector run without their secrets",
+  },
+  cassandra: {
+    kind: "schema",
+    reason:
+      "it opens its keyspace at start; helm-nvcf-cassandra's post-install migrations hook creates the keyspaces " +
+      "(migrations/cassandra/keyspaces: api_keys_api, sis_api, nvcf_api, nvct_api, ess_api, nvcf_autoscaler)",
+  },
+  natsKeys: {
+    kind: "secret",
+    reason:
+      "the OpenBao migrations job copies the NATS nkey Secrets of nats-system into OpenBao " +
+      "(migrations/openbao 03_setup_shared_secrets.sh; helm-nvcf-nats nkey-bao-access-rbac.yaml)",
+  },
+  pkiIssuer: {
+    kind: "API",
+    reason: "the ClusterIssuer signs through OpenBao's PKI and logs in with OpenBao's JWT auth",
+  },
+  certManagerCrds: {
+    kind: "CRD",
+    reason: "the chart creates a cert-manager ClusterIssuer (cert-manager's CRD)",
+  },
+  monitorCrds: {
+    kind: "CRD",
+    reason: "it creates ServiceMonitor/PodMonitor objects (monitoring.coreos.com CRDs)",
+  },
+  collectorCr: {
+    kind: "CRD",
+    reason: "it creates an OpenTelemetryCollector object (the operator's CRD and webhook)",
+  },
+  calloutCreds: {
+    kind: "secret",
+    reason:
+      "its vault-agent sidecar reads the auth-callout credentials the OpenBao migrations write " +
+      "(migrations/openbao 19_setup_nats-auth-callout.sh; helm-nvcf-nats nats-auth-callout-nkeys-secret.yaml)",
+  },
+  routerIssuer: {
+    kind: "object",
+    reason: "its Certificate names the ClusterIssuer nvcf-openbao-pki that nvcf-pki creates",
+  },
+  uiOpenbao: {
+    kind: "webhook",
+    reason:
+      "its pods are agent-injected (the stack adds the nvcf-ui namespace to the injector's namespace selector) " +
+      "and its OpenBao migrations job writes to OpenBao",
+  },
+} satisfies Record<string, { kind: NeedKind; reason: string }>;
 
 /** Releases whose chart templates carry OpenBao agent-injection annotations wait for the injector. */
-const NEEDS_OPENBAO_INJECTOR: Need = { release: "openbao-server", when: "openbao", reason: WHY.inject };
+const NEEDS_OPENBAO_INJECTOR: Need = { release: "openbao-server", when: "openbao", ...WHY.inject };
 /** Releases that read a Cassandra keyspace at start wait for the Cassandra release (and its schema hook). */
-const NEEDS_CASSANDRA_SCHEMA: Need = { release: "cassandra", when: "cassandra", reason: WHY.cassandra };
+const NEEDS_CASSANDRA_SCHEMA: Need = { release: "cassandra", when: "cassandra", ...WHY.cassandra };
 
 /** The observability releases are installed by both kinds of stack (one per cluster, see `ReleaseSpec.planes`). */
 const BOTH_PLANES: readonly Plane[] = ["control", "compute"];
@@ -168,7 +225,7 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     versions: observabilityBundles("0.114.1"),
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "otelOperatorInstall",
-    needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.hf }],
+    needs: [{ release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", ...WHY.hf }],
     valuesKey: null,
   },
   {
@@ -181,7 +238,7 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     // Not a helmfile `needs`: the stack turns the chart's ServiceMonitor on, which fails to install before
     // the monitoring.coreos.com CRDs exist (NVIDIA's stage-0 file runs both side by side).
     needs: [
-      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", ...WHY.monitorCrds },
     ],
     valuesKey: null,
     stateful: true,
@@ -195,9 +252,9 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "collectorInstall",
     needs: [
-      { release: "opentelemetry-operator", when: "otelOperatorInstall", reason: WHY.collectorCr },
-      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
-      { release: "victoria-metrics", when: "metricsBackendInstall", reason: WHY.hf },
+      { release: "opentelemetry-operator", when: "otelOperatorInstall", ...WHY.collectorCr },
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", ...WHY.monitorCrds },
+      { release: "victoria-metrics", when: "metricsBackendInstall", ...WHY.hf },
     ],
     valuesKey: null,
   },
@@ -210,7 +267,7 @@ export const OBSERVABILITY_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fromConfig: "observabilityNamespace" },
     enabled: "observabilityEnabled",
     needs: [
-      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", reason: WHY.monitorCrds },
+      { release: "prometheus-operator-crds", when: "prometheusOperatorCrdsInstall", ...WHY.monitorCrds },
     ],
     valuesKey: null,
   },
@@ -253,7 +310,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "0.30.25", "0.7.0": "0.30.25", "0.8.0": "0.30.25" },
     namespace: { fixed: "vault-system" },
     enabled: "openbao",
-    needs: [{ release: "nats", when: "nats", reason: WHY.natsKeys }],
+    needs: [{ release: "nats", when: "nats", ...WHY.natsKeys }],
     valuesKey: "openbao",
     stateful: true,
   },
@@ -265,8 +322,8 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fixed: "cert-manager" },
     enabled: "llmManagedPki",
     needs: [
-      { release: "openbao-server", reason: WHY.pkiIssuer },
-      { release: "cert-manager", when: "certManager", reason: WHY.certManagerCrds },
+      { release: "openbao-server", ...WHY.pkiIssuer },
+      { release: "cert-manager", when: "certManager", ...WHY.certManagerCrds },
     ],
     valuesKey: null,
   },
@@ -309,7 +366,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.23.9", "0.7.0": "1.23.9", "0.8.0": "1.25.1" },
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "ess-api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
+    needs: [{ release: "ess-api", ...WHY.hf }, NEEDS_OPENBAO_INJECTOR, NEEDS_CASSANDRA_SCHEMA],
     valuesKey: "api",
   },
   {
@@ -329,7 +386,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.5.6"),
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
+    needs: [{ release: "api", ...WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "invocation",
   },
   {
@@ -339,7 +396,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.6.7", "0.7.0": "1.6.7", "0.8.0": "1.7.1" },
     namespace: { fixed: "nvcf" },
     enabled: "always",
-    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
+    needs: [{ release: "api", ...WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "grpcproxy",
   },
   {
@@ -349,7 +406,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "1.0.3", "0.7.0": "1.1.0", "0.8.0": "1.1.0" },
     namespace: { fixed: "nvcf" },
     enabled: "rateLimiter",
-    needs: [{ release: "api", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
+    needs: [{ release: "api", ...WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "rateLimiter",
   },
   {
@@ -400,7 +457,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: all("1.1.3"),
     namespace: { fixed: "nats-system" },
     enabled: "always",
-    needs: [{ release: "openbao-server", when: "openbao", reason: WHY.calloutCreds }],
+    needs: [{ release: "openbao-server", when: "openbao", ...WHY.calloutCreds }],
     valuesKey: null,
   },
   {
@@ -411,9 +468,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fixed: "nvcf" },
     enabled: "llm",
     needs: [
-      { release: "api", reason: WHY.hf },
+      { release: "api", ...WHY.hf },
       NEEDS_OPENBAO_INJECTOR,
-      { release: "nvcf-pki", when: "llmManagedPki", reason: WHY.routerIssuer },
+      { release: "nvcf-pki", when: "llmManagedPki", ...WHY.routerIssuer },
     ],
     valuesKey: "llmRequestRouter",
   },
@@ -424,7 +481,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "1.0.1", "0.8.0": "1.4.1" },
     namespace: { fixed: "nvcf" },
     enabled: "llm",
-    needs: [{ release: "llm-request-router", reason: WHY.hf }, NEEDS_OPENBAO_INJECTOR],
+    needs: [{ release: "llm-request-router", ...WHY.hf }, NEEDS_OPENBAO_INJECTOR],
     valuesKey: "llmApiGateway",
   },
   {
@@ -434,7 +491,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.6.1": "0.1.0-nvcf-10204.1", "0.7.0": "0.1.0-nvcf-10204.1", "0.8.0": "0.3.0" },
     namespace: { fixed: "nvcf" },
     enabled: "vanityGateway",
-    needs: [{ release: "invocation-service", reason: WHY.hf }],
+    needs: [{ release: "invocation-service", ...WHY.hf }],
     valuesKey: "vanityGateway",
   },
   {
@@ -444,7 +501,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     versions: { "0.7.0": "1.1.2", "0.8.0": "1.1.2" },
     namespace: { fixed: "nvcf-ui" },
     enabled: "nvcfUi",
-    needs: [{ release: "openbao-server", when: "openbao", reason: WHY.uiOpenbao }],
+    needs: [{ release: "openbao-server", when: "openbao", ...WHY.uiOpenbao }],
     valuesKey: "nvcfUi",
   },
   {
@@ -455,9 +512,9 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fromConfig: "gatewayControllerNamespace" },
     enabled: "ingress",
     needs: [
-      { release: "notary-service", reason: WHY.hf },
-      { release: "api-keys", reason: WHY.hf },
-      { release: "nvcf-ui", when: "nvcfUi", reason: WHY.hf },
+      { release: "notary-service", ...WHY.hf },
+      { release: "api-keys", ...WHY.hf },
+      { release: "nvcf-ui", when: "nvcfUi", ...WHY.hf },
     ],
     valuesKey: "nvcfGatewayRoutes",
   },
@@ -480,7 +537,7 @@ export const CONTROL_PLANE_RELEASES: readonly ReleaseSpec[] = [
     namespace: { fixed: "nvcf" },
     enabled: "functionAutoscaler",
     needs: [
-      { release: "state-metrics", when: "stateMetrics", reason: WHY.hf },
+      { release: "state-metrics", when: "stateMetrics", ...WHY.hf },
       NEEDS_OPENBAO_INJECTOR,
       NEEDS_CASSANDRA_SCHEMA,
     ],
@@ -519,6 +576,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [
       {
         release: "kai-scheduler",
+        kind: "CRD",
         reason: "the chart creates kai.scheduler/v1alpha1 Topology objects, whose CRD the KAI chart installs",
       },
     ],
@@ -535,6 +593,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
       {
         release: "kai-scheduler",
         when: "kaiScheduler",
+        kind: "scheduler",
         reason:
           "Grove hands its pod gangs to the kai-scheduler profile (NVIDIA's 0.8.0 `needs`; 0.7.0 ships no KAI)",
       },
@@ -551,9 +610,14 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [
       {
         release: "grove-operator",
+        kind: "CRD",
         reason: "the chart creates grove.io ClusterTopologyBindings, whose CRD Grove installs",
       },
-      { release: "nvcf-kai-topology", reason: "each binding references a KAI Topology object by name" },
+      {
+        release: "nvcf-kai-topology",
+        kind: "object",
+        reason: "each binding references a KAI Topology object by name",
+      },
     ],
     valuesKey: null,
   },
@@ -567,6 +631,7 @@ export const COMPUTE_PLANE_RELEASES: readonly ReleaseSpec[] = [
     needs: [
       {
         release: "grove-operator",
+        kind: "CRD",
         reason:
           "Dynamo runs its graphs as Grove PodCliqueSets and is told Grove is already installed (global.grove)",
       },

@@ -23,7 +23,7 @@
  *   the user points the program at a directory (the unpacked bundle, or a copy) or a mirror.
  *
  * Every origin except NVIDIA's own charts can be repointed with `nvcf:charts.mirrors.<key>` (see
- * `MIRROR_KEYS`); the facts are collected in the README section "Chart sources and air-gapped installs".
+ * `MIRROR_KEYS`); the facts are collected in docs/chart-sources.md.
  */
 import * as path from "node:path";
 

@@ -5,10 +5,20 @@
  * calls (components/controlPlane.ts), the StackReference from each compute plane to its registration, and the
  * node inotify tuner before the NVCA operator (components/computePlane.ts).
  *
- * Arrows point from a prerequisite to what waits for it. Output: Mermaid flowchart text built here, or SVG
- * rendered from the same graph as Graphviz DOT with @viz-js/viz.
+ * Arrows point from a prerequisite to what waits for it. Each edge is labelled with its kind, one word
+ * (catalog/releases.ts `NEED_KINDS`, e.g. `webhook`, `CRD`), and carries its full reason: in the SVG as the
+ * edge's tooltip (`<title>`), with a legend of the kinds drawn; in Mermaid only the kind. The stacks are grouped
+ * per plane (control plane, compute planes). Output: Mermaid flowchart text built here, or SVG rendered from the
+ * same graph as Graphviz DOT with @viz-js/viz.
  */
-import { activeNeeds, chartVersion, enabledReleases, type ReleaseSpec } from "../catalog/releases";
+import {
+  activeNeeds,
+  chartVersion,
+  enabledReleases,
+  NEED_KINDS,
+  type NeedKind,
+  type ReleaseSpec,
+} from "../catalog/releases";
 import { computeFlags, controlFlags } from "../config/flags";
 import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./preflight/context";
 import type { Environment } from "./types";
@@ -20,17 +30,28 @@ export interface GraphNode {
   label: string[];
 }
 
-/** One group of nodes: a stack. */
+/** One group of nodes: a stack, of the control or the compute plane. */
 export interface GraphGroup {
   id: string;
   label: string;
+  plane: "control" | "compute";
   nodes: GraphNode[];
 }
 
-/** One edge: `from` must be ready before `to`; `reason` says why. */
+/** The kinds of edge: the catalog's kinds of need, and those of the edges the components add. */
+export const EDGE_KINDS = {
+  ...NEED_KINDS,
+  Gateway: "the routes attach to the listeners of the Gateway",
+  StackReference: "the compute plane reads the control plane's outputs through a StackReference",
+} as const;
+/** One word naming what an edge's target needs of its source (`EDGE_KINDS`). */
+export type EdgeKind = keyof typeof EDGE_KINDS;
+
+/** One edge: `from` must be ready before `to`; `kind` says what of it in one word, `reason` in full. */
 export interface GraphEdge {
   from: string;
   to: string;
+  kind: EdgeKind;
   reason: string;
 }
 
@@ -44,12 +65,18 @@ const ident = (s: string) => s.replace(/[^A-Za-z0-9]/g, "_");
 const nodeId = (stack: string, name: string) => `${ident(stack)}__${ident(name)}`;
 
 /** Why the registration waits for these releases (components/controlPlane.ts, the registration's dependsOn). */
-const REGISTRATION_NEEDS: Record<string, string> = {
-  sis: "nvcf-cli cluster register calls SIS through the gateway",
-  "admin-issuer-proxy": "nvcf-cli mints its admin token through the admin-token route",
-  "api-keys": "the admin token is an api-keys token",
-  ingress: "SIS and the admin-token route are reached through the gateway routes",
-  "openbao-server": "registration records the GPU cluster's issuer for OpenBao's JWT auth (issuer discovery)",
+const REGISTRATION_NEEDS: Record<string, { kind: NeedKind; reason: string }> = {
+  sis: { kind: "API", reason: "nvcf-cli cluster register calls SIS through the gateway" },
+  "admin-issuer-proxy": {
+    kind: "API",
+    reason: "nvcf-cli mints its admin token through the admin-token route",
+  },
+  "api-keys": { kind: "API", reason: "the admin token is an api-keys token" },
+  ingress: { kind: "route", reason: "SIS and the admin-token route are reached through the gateway routes" },
+  "openbao-server": {
+    kind: "API",
+    reason: "registration records the GPU cluster's issuer for OpenBao's JWT auth (issuer discovery)",
+  },
 };
 
 function releasesOf(s: CheckedStack): ReleaseSpec[] {
@@ -76,6 +103,7 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
       edges.push({
         from: nodeId(st, target),
         to: nodeId(st, r.name),
+        kind: need?.kind ?? "helmfile",
         reason: need?.reason ?? "declared need",
       });
     }
@@ -94,6 +122,7 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
       edges.push({
         from: nodeId(st, "gateway"),
         to: nodeId(st, "ingress"),
+        kind: "Gateway",
         reason: "the routes attach to the Gateway's listeners",
       });
     for (const g of c.gpuClusters) {
@@ -107,9 +136,14 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
         ],
       });
       for (const [rel, why] of Object.entries(REGISTRATION_NEEDS))
-        if (enabled.has(rel)) edges.push({ from: nodeId(st, rel), to: id, reason: why });
+        if (enabled.has(rel)) edges.push({ from: nodeId(st, rel), to: id, ...why });
     }
-    groups.push({ id: ident(st), label: `${st}: control plane${ctx ? ` (${ctx})` : ""}`, nodes });
+    groups.push({
+      id: ident(st),
+      label: `${st}: control plane${ctx ? ` (${ctx})` : ""}`,
+      plane: "control",
+      nodes,
+    });
   } else {
     const c = computeConfig(s);
     nodes.push({ id: nodeId(st, "inotify-tuner"), label: ["node-inotify-tuner", "DaemonSet kube-system"] });
@@ -117,11 +151,13 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
       edges.push({
         from: nodeId(st, "inotify-tuner"),
         to: nodeId(st, "nvca-operator"),
+        kind: "node",
         reason: 'node inotify limits set before NVCA runs (else "too many open files")',
       });
     groups.push({
       id: ident(st),
       label: `${st}: compute plane ${c.clusterName}${ctx ? ` (${ctx})` : ""}`,
+      plane: "compute",
       nodes,
     });
   }
@@ -144,24 +180,11 @@ export function releaseGraph(control: CheckedStack, compute: readonly CheckedSta
       edges.push({
         from: nodeId(control.file.stack, `register-${c.clusterName}`),
         to: nodeId(s.file.stack, "nvca-operator"),
+        kind: "StackReference",
         reason: `StackReference ${c.controlPlaneStack}: the registration's cluster IDs, endpoints and registry reach the operator's values; a change of them restarts the operator (it reads them at start)`,
       });
   }
   return { groups, edges };
-}
-
-/** Breaks a label into lines of at most `width` characters (at spaces). */
-export function wrap(text: string, width = 44): string[] {
-  const out: string[] = [];
-  let line = "";
-  for (const w of text.split(/\s+/)) {
-    if (line && line.length + 1 + w.length > width) {
-      out.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
-  }
-  if (line) out.push(line);
-  return out;
 }
 
 /** Text inside a Mermaid quoted string: quotes, angle brackets, `|` and `#` as Mermaid entity codes. */
@@ -174,37 +197,147 @@ const mermaidText = (s: string) =>
     .replace(/\|/g, "#124;")
     .replace(/`/g, "'");
 
-/** Mermaid flowchart (left to right): one subgraph per stack, edge labels = reasons (wrapped with `<br/>`). */
+/** The two planes, in drawing order, with the title of each. */
+const PLANES = [
+  { plane: "control", id: "control_plane", label: "control plane" },
+  { plane: "compute", id: "compute_planes", label: "compute planes (GPU clusters)" },
+] as const;
+
+/** The groups of one plane (none: the plane is not drawn). */
+const groupsOf = (g: ReleaseGraph, plane: GraphGroup["plane"]) => g.groups.filter((x) => x.plane === plane);
+
+/** The kinds the graph's edges use, in `EDGE_KINDS` order. */
+export function usedKinds(g: ReleaseGraph): EdgeKind[] {
+  const used = new Set(g.edges.map((e) => e.kind));
+  return (Object.keys(EDGE_KINDS) as EdgeKind[]).filter((k) => used.has(k));
+}
+
+/**
+ * Mermaid flowchart (left to right): one subgraph per plane holding one per stack, edge labels = kinds (the
+ * reasons are in the SVG's tooltips and docs/graph.md).
+ */
 export function toMermaid(g: ReleaseGraph): string {
   const lines = ["flowchart LR"];
-  for (const grp of g.groups) {
-    lines.push(`  subgraph ${grp.id} ["${mermaidText(grp.label)}"]`);
-    for (const n of grp.nodes) lines.push(`    ${n.id}["${n.label.map(mermaidText).join("<br/>")}"]`);
+  for (const p of PLANES) {
+    const groups = groupsOf(g, p.plane);
+    if (groups.length === 0) continue;
+    lines.push(`  subgraph ${p.id} ["${mermaidText(p.label)}"]`);
+    for (const grp of groups) {
+      lines.push(`    subgraph ${grp.id} ["${mermaidText(grp.label)}"]`);
+      for (const n of grp.nodes) lines.push(`      ${n.id}["${n.label.map(mermaidText).join("<br/>")}"]`);
+      lines.push("    end");
+    }
     lines.push("  end");
   }
-  for (const e of g.edges)
-    lines.push(`  ${e.from} -->|"${wrap(e.reason).map(mermaidText).join("<br/>")}"| ${e.to}`);
+  for (const e of g.edges) lines.push(`  ${e.from} -->|"${mermaidText(e.kind)}"| ${e.to}`);
   return `${lines.join("\n")}\n`;
 }
 
 /** A DOT string literal. */
 const dotText = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
-/** Graphviz DOT of the same graph: one cluster per stack, edge labels = reasons. */
+/** Text inside an HTML-like DOT label. */
+const htmlText = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** Edge colours, one per kind in `EDGE_KINDS` order (dark enough on white, told apart from their neighbours). */
+const PALETTE = [
+  "#6b7280",
+  "#b45309",
+  "#7c3aed",
+  "#0369a1",
+  "#be123c",
+  "#15803d",
+  "#a16207",
+  "#0f766e",
+  "#c2410c",
+  "#4338ca",
+  "#65a30d",
+  "#9d174d",
+  "#1d4ed8",
+];
+
+/** The colour of a kind's edges. */
+export function kindColor(kind: EdgeKind): string {
+  return PALETTE[(Object.keys(EDGE_KINDS) as EdgeKind[]).indexOf(kind) % PALETTE.length];
+}
+
+/**
+ * Graphviz DOT of the same graph: one cluster per plane holding one per stack, each edge labelled with its kind
+ * in its kind's colour and with its full reason as tooltip, and a legend of the kinds used.
+ */
 export function toDot(g: ReleaseGraph): string {
   const lines = [
     "digraph nvcf {",
-    '  rankdir=LR; fontname="Helvetica"; node [shape=box, style="rounded", fontname="Helvetica", fontsize=10]; edge [fontname="Helvetica", fontsize=8];',
+    '  rankdir=LR; newrank=true; nodesep=0.15; ranksep=0.6; fontname="Helvetica"; fontsize=12;',
+    '  node [shape=box, style="rounded,filled", fillcolor="white", fontname="Helvetica", fontsize=10];',
+    '  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];',
   ];
-  for (const grp of g.groups) {
-    lines.push(`  subgraph cluster_${grp.id} {`, `    label=${dotText(grp.label)};`);
-    for (const n of grp.nodes) lines.push(`    ${n.id} [label=${dotText(n.label.join("\n"))}];`);
+  for (const p of PLANES) {
+    const groups = groupsOf(g, p.plane);
+    if (groups.length === 0) continue;
+    const fill = p.plane === "control" ? "#eef4fb" : "#f1f8ee";
+    lines.push(
+      `  subgraph cluster_${p.id} {`,
+      `    label=${dotText(p.label)}; style="filled"; fillcolor="${fill}"; color="#9ca3af";`,
+    );
+    for (const grp of groups) {
+      lines.push(
+        `    subgraph cluster_${grp.id} {`,
+        `      label=${dotText(grp.label)}; style="dashed,filled"; fillcolor="#ffffff80";`,
+      );
+      for (const n of grp.nodes) lines.push(`      ${n.id} [label=${dotText(n.label.join("\n"))}];`);
+      lines.push("    }");
+    }
     lines.push("  }");
   }
-  for (const e of g.edges)
-    lines.push(`  ${e.from} -> ${e.to} [label=${dotText(wrap(e.reason).join("\n"))}];`);
+  g.edges.forEach((e, i) => {
+    const c = kindColor(e.kind);
+    lines.push(
+      `  ${e.from} -> ${e.to} [id="e${i}", label=${dotText(e.kind)}, color="${c}", fontcolor="${c}", tooltip=${dotText(e.reason)}];`,
+    );
+  });
+  const kinds = usedKinds(g);
+  if (kinds.length > 0) {
+    const rows = kinds
+      .map(
+        (k) =>
+          `<tr><td align="left"><font color="${kindColor(k)}"><b>${htmlText(k)}</b></font></td><td align="left">${htmlText(EDGE_KINDS[k])}</td></tr>`,
+      )
+      .join("");
+    lines.push(
+      "  subgraph cluster_legend {",
+      '    label="edge kinds (hover an edge for its reason)"; style="rounded"; color="#9ca3af";',
+      `    legend [shape=plaintext, style="", label=<<table border="0" cellborder="0" cellspacing="2">${rows}</table>>];`,
+      "  }",
+    );
+  }
   lines.push("}");
   return `${lines.join("\n")}\n`;
+}
+
+/** XML text, escaped as Graphviz escapes its SVG text. */
+const xmlText = (s: string) =>
+  s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+
+/**
+ * Puts each edge's full reason into its SVG `<title>` (Graphviz writes `from->to` there), so viewers show it on
+ * hover. Input: the SVG of `toDot(g)` and the same graph. Throws when an edge's group is missing (a DOT/SVG
+ * mismatch, a programming error).
+ */
+export function titleEdges(svg: string, g: ReleaseGraph): string {
+  let out = svg;
+  g.edges.forEach((e, i) => {
+    const re = new RegExp(`(<g id="e${i}" class="edge">\\s*<title>)[^<]*(</title>)`);
+    if (!re.test(out)) throw new Error(`nvcf graph: edge e${i} (${e.from} -> ${e.to}) not found in the SVG`);
+    out = out.replace(re, (_m, a: string, b: string) => `${a}${xmlText(`${e.kind}: ${e.reason}`)}${b}`);
+  });
+  return out;
 }
 
 /** Renders DOT to SVG with @viz-js/viz (Graphviz compiled to WebAssembly; no binary needed). */
@@ -223,5 +356,5 @@ export async function renderGraph(env: Environment, format: "mermaid" | "svg"): 
     checkedStack(env.control),
     env.compute.map((s) => checkedStack(s)),
   );
-  return format === "mermaid" ? toMermaid(g) : dotToSvg(toDot(g));
+  return format === "mermaid" ? toMermaid(g) : titleEdges(await dotToSvg(toDot(g)), g);
 }

@@ -55,7 +55,7 @@ export interface Finding {
 }
 
 /**
- * Exit codes of every verb (documented in the README). A verb exits with the first that applies, in the
+ * Exit codes of every verb (documented in docs/nvcf.md "Exit codes"). A verb exits with the first that applies, in the
  * order usage, config, preflight, deployment, health.
  */
 export const EXIT = {

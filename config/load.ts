@@ -206,8 +206,7 @@ function expectedOf(i: z.core.$ZodIssue, schema: unknown): { expected: string; h
         ),
       ];
       return {
-        expected:
-          kinds.length > 0 ? kinds.join(" or ") : 'one of the accepted forms (README "Configuration")',
+        expected: kinds.length > 0 ? kinds.join(" or ") : "one of the accepted forms (docs/configuration.md)",
         hint: "<value>",
       };
     }
@@ -254,7 +253,7 @@ function zodProblems(issues: readonly z.core.$ZodIssue[], input: unknown, schema
           found: "an unknown key",
           fix: near
             ? `${rm}, then set ${NS}:${path ? `${path}.` : ""}${near}`
-            : `${rm} (README "Configuration" lists every key)`,
+            : `${rm} (docs/configuration.md lists every key)`,
         });
       }
       continue;

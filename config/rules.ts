@@ -1036,7 +1036,7 @@ export function releaseValueParityRules(
   };
   if (cfg.plane === "control") {
     const c = cfg as ControlPlaneConfig;
-    // Cassandra password, both places (docs/upstream-facts.md §4 rows 1, 27; README "Credentials by construction").
+    // Cassandra password, both places (docs/upstream-facts.md §4 rows 1, 27; docs/differences.md "Credentials by construction").
     const cassPath = "releaseValues.cassandra.cassandra.serviceRolePassword";
     const cassPw = valueAt(rv["cassandra"], ["cassandra", "serviceRolePassword"]);
     if (cassPw !== undefined)

@@ -12,9 +12,9 @@
 # has neither: `down` and `up` it.
 #
 # On nvcf-dev a host process, tests/bin/inpod-agent, creates the Exec objects of the Cassandra and OpenBao server
-# pods and keeps the state their stand-in tools read (tests/bin/inpod: nodetool, cqlsh, bao; README "What the
-# embedded default is"). Its pid, log and state are under $NVCF_LOCAL_DIR/inpod/; `up` starts it (and again when
-# it stopped), `down` stops it.
+# pods and keeps the state their stand-in tools read (tests/bin/inpod: nodetool, cqlsh, bao; docs/embedded-default.md).
+# Its pid, log and state are under $NVCF_LOCAL_DIR/inpod/; `up` starts it (and again when it stopped), `down` stops
+# it.
 INPOD_DIR="$NVCF_LOCAL_DIR/inpod"
 
 # The kwok controller's PATH, a componentsPatches entry appended to kwokctl_config's list (kwokctl keeps it with

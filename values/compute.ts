@@ -7,8 +7,8 @@
  * `deploy/helm/nvca-operator` (tags v1.14.0, v1.21.3), KAI-Scheduler v0.16.7 `deployments/kai-scheduler`,
  * Grove `operator/charts` (v0.1.0-alpha.9, -alpha.11), dynamo-platform 1.2.1.
  *
- * Where the program departs from NVIDIA's output on purpose, the function says so; the README's
- * "Where this differs" section lists each with its reason.
+ * Where the program departs from NVIDIA's output on purpose, the function says so; docs/differences.md
+ * lists each with its reason.
  */
 import * as yaml from "js-yaml";
 import type { BundleVersion } from "../catalog/releases";

@@ -9,7 +9,7 @@
  * changes only that release. Where the stack differs between bundles (0.7.0 tag vs HEAD = 0.8.0), the
  * builders follow `cfg.bundleVersion`; bundle 0.6.1 has no stack in the repository and takes the 0.7.0
  * shape (its chart versions are the docs v0.6.1 manifest's, `catalog/releases.ts`).
- * Deliberate differences from NVIDIA's stack are listed in the README ("on purpose") and marked `ON PURPOSE`.
+ * Deliberate differences from NVIDIA's stack are listed in docs/differences.md and marked `ON PURPOSE`.
  *
  * Secrets arrive as `S` (a plain string in tests, a secret `pulumi.Output<string>` in the program) and are
  * placed as leaves, so everything else in a release's values stays readable in previews.
@@ -563,7 +563,7 @@ function serviceBuilders<S>(): Record<string, Builder<S>> {
           ...c.placement("controlplane"),
           lls: {
             enabled: cfg.addons.lls.enabled,
-            // The tag only with LLS on: the chart needs one for the rotation CronJob (README "on purpose").
+            // The tag only with LLS on: the chart needs one for the rotation CronJob (docs/differences.md).
             hmacRotation: {
               image: {
                 ...c.image("nvcf-openbao-migrations"),

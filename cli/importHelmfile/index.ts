@@ -409,7 +409,7 @@ function writeStackConfig(file: string, m: Mapping, stack: string): void {
     ...((doc["config"] as Record<string, unknown> | undefined) ?? {}),
   };
   for (const [k, v] of Object.entries(m.config)) if (!secretKeys.has(k)) config[`nvcf:${k}`] = v;
-  const header = `# Stack ${stack}: written by nvcf import-helmfile from a Helmfile installation (see the README, "Moving from Helmfile").\n`;
+  const header = `# Stack ${stack}: written by nvcf import-helmfile from a Helmfile installation (see docs/helmfile-import.md).\n`;
   fs.writeFileSync(file, header + yaml.dump({ ...doc, config }, { lineWidth: 120, noRefs: true }));
 }
 
@@ -530,7 +530,7 @@ const REASONS: [type: RegExp, property: RegExp, reason: string][] = [
   [
     /helm\.sh\/v3:Release$/,
     /^(atomic|cleanupOnFail)$/,
-    'on purpose: failed installs roll back (README "Failed installs roll back")',
+    'on purpose: failed installs roll back (docs/differences.md "Failed installs roll back")',
   ],
   [/helm\.sh\/v3:Release$/, /^timeout$/, "nvcf:charts.timeoutSeconds"],
   [/helm\.sh\/v3:Release$/, /^maxHistory$/, "the program keeps 5 revisions"],
@@ -538,22 +538,22 @@ const REASONS: [type: RegExp, property: RegExp, reason: string][] = [
   [
     /helm\.sh\/v3:Release$/,
     /podDisruptionBudget/,
-    "on purpose: values only where the pinned chart reads them (README)",
+    "on purpose: values only where the pinned chart reads them (docs/differences.md)",
   ],
   [
     /helm\.sh\/v3:Release$/,
     /^values\.image\.repository/,
-    "on purpose: nats-auth-callout-service's image comes from the mirror (README)",
+    "on purpose: nats-auth-callout-service's image comes from the mirror (docs/differences.md)",
   ],
   [
     /helm\.sh\/v3:Release$/,
     /^values\.grpcproxy\.deployment/,
-    "on purpose: grpc-proxy is placed where its chart reads placement (README)",
+    "on purpose: grpc-proxy is placed where its chart reads placement (docs/differences.md)",
   ],
   [
     /helm\.sh\/v3:Release$/,
     /tolerations/,
-    "on purpose: the rate limiter and vanity gateway tolerate the pool they are pinned to (README)",
+    "on purpose: the rate limiter and vanity gateway tolerate the pool they are pinned to (docs/differences.md)",
   ],
   [
     /helm\.sh\/v3:Release$/,

@@ -169,7 +169,7 @@ const rv =
 
 /** Not read by NVIDIA's stack: a PDB knob of a chart whose pinned version renders no PodDisruptionBudget. */
 const noPdb = (chart: string) =>
-  `${chart} has no PodDisruptionBudget template, so the value has no effect on the installation (the program leaves it out, README "Values only where the pinned chart reads them")`;
+  `${chart} has no PodDisruptionBudget template, so the value has no effect on the installation (the program leaves it out, docs/differences.md "Values only where the pinned chart reads them")`;
 
 const PDB_OFF = { enabled: false, maxUnavailable: 1 };
 const ONLY_080: readonly BundleVersion[] = ["0.8.0"];

@@ -298,7 +298,7 @@ function failed(c: ChartToCheck, obj: string, used: string, message: string): Fi
     obj,
     `pulling ${where(c)} from ${registry} failed: ${line.replace(/[\r\n]+/g, " ").slice(0, 300)}`,
     `chart ${c.chart} ${c.version} pullable${c.resolved.credentials ? " with the configured credentials" : ""}, ${used}`,
-    `likely cause: ${cause}; fix nvcf:${c.resolved.decidedBy} or the credentials, or mirror the chart (README "Chart sources and air-gapped installs")`,
+    `likely cause: ${cause}; fix nvcf:${c.resolved.decidedBy} or the credentials, or mirror the chart (docs/chart-sources.md)`,
   );
 }
 

@@ -118,7 +118,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(() => {
-  // The command lines and what they printed, for documentation (the README's transcripts of the nvcf command were taken from one).
+  // The command lines and what they printed, for documentation (docs/nvcf-transcripts.md was taken from one).
   const keep = process.env["NVCF_E2E_TRANSCRIPT"];
   if (keep) fs.writeFileSync(keep, transcript.join("\n"));
   // Best effort: leave nothing behind when a test failed half-way (compute planes first).

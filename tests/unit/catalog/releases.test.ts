@@ -7,6 +7,7 @@ import {
   BUNDLE_VERSIONS,
   COMPUTE_PLANE_RELEASES,
   CONTROL_PLANE_RELEASES,
+  NEED_KINDS,
   activeNeeds,
   chartVersion,
   configNamespaces,
@@ -333,6 +334,23 @@ describe("compute-plane releases per bundle (NVIDIA's deploy/stacks/nvcf-compute
   test("every compute-plane edge says why", () => {
     for (const r of COMPUTE_PLANE_RELEASES)
       for (const n of r.needs) expect(n.reason ?? "").toMatch(/\w{3,}.*\w{3,}/);
+  });
+
+  test("every edge of either plane has a kind of NEED_KINDS, the one word the graph labels it with", () => {
+    const kinds = Object.keys(NEED_KINDS);
+    let n = 0;
+    for (const r of ALL_RELEASES)
+      for (const need of r.needs) {
+        expect(kinds).toContain(need.kind);
+        expect(need.kind).toMatch(/^\w+$/);
+        n++;
+      }
+    expect(n).toBeGreaterThan(30);
+    // The shared edges carry the kind of their reason.
+    const api = releaseSpec("api").needs;
+    expect(api.find((x) => x.release === "cassandra")?.kind).toBe("schema");
+    expect(api.find((x) => x.release === "openbao-server")?.kind).toBe("webhook");
+    expect(api.find((x) => x.release === "ess-api")?.kind).toBe("helmfile");
   });
 
   test("0.7.0 installs Grove and Dynamo without KAI, in order; asking for KAI or topology there is a config error", () => {

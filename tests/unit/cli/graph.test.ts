@@ -1,13 +1,23 @@
 /**
  * `nvcf graph` (cli/graph.ts) on the example environments: every catalog edge in force appears once with the
  * catalog's reason, the component edges (Gateway, registration, StackReference, inotify tuner) are there, the
- * Mermaid text has a valid flowchart shape, and the SVG is rendered by Graphviz (@viz-js/viz).
+ * Mermaid text has a valid flowchart shape, each edge is labelled with its kind and carries its reason, the
+ * planes are drawn as groups, the SVG is rendered by Graphviz (@viz-js/viz), and docs/graph.md and
+ * docs/graph-dev.svg are what the command draws today.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readStackFiles } from "../../../cli/environment";
-import { activeNeeds, enabledReleases } from "../../../catalog/releases";
-import { releaseGraph, renderGraph, toDot, toMermaid, wrap } from "../../../cli/graph";
+import { activeNeeds, enabledReleases, NEED_KINDS } from "../../../catalog/releases";
+import {
+  EDGE_KINDS,
+  kindColor,
+  releaseGraph,
+  renderGraph,
+  toDot,
+  toMermaid,
+  usedKinds,
+} from "../../../cli/graph";
 import { checkedStack } from "../../../cli/preflight/context";
 import type { Environment, StackFile } from "../../../cli/types";
 import { computeFlags, controlFlags } from "../../../config/flags";
@@ -48,6 +58,7 @@ describe("release graph of the dev environment", () => {
         .map((t) => ({
           from: `dev__${t.replace(/-/g, "_")}`,
           to: `dev__${r.name.replace(/-/g, "_")}`,
+          kind: r.needs.find((n) => n.release === t)?.kind,
           reason: r.needs.find((n) => n.release === t)?.reason,
         })),
     );
@@ -56,6 +67,12 @@ describe("release graph of the dev environment", () => {
     // One concrete edge, spelled out: the api waits for Cassandra's schema hook.
     const api = g.edges.find((e) => e.from === "dev__cassandra" && e.to === "dev__api");
     expect(api?.reason).toMatch(/post-install migrations hook creates the keyspaces/);
+    expect(api?.kind).toBe("schema");
+    // Every edge has a kind of the legend, the component edges included.
+    for (const e of g.edges) expect(Object.keys(EDGE_KINDS)).toContain(e.kind);
+    expect(g.edges.find((e) => e.from === "dev__openbao_server" && e.to === "dev__api")?.kind).toBe(
+      "webhook",
+    );
   });
 
   test("the all-add-ons GPU cluster has its add-on chain; both compute planes reference their registration", () => {
@@ -74,6 +91,7 @@ describe("release graph of the dev environment", () => {
     ]) {
       const ref = g.edges.find((e) => e.from === `dev__register_${cl}` && e.to === `${st}__nvca_operator`);
       expect(ref?.reason).toMatch(/^StackReference organization\/nvcf\/dev: /);
+      expect(ref?.kind).toBe("StackReference");
       expect(
         g.edges.find((e) => e.from === `${st}__inotify_tuner` && e.to === `${st}__nvca_operator`),
       ).toBeDefined();
@@ -84,6 +102,7 @@ describe("release graph of the dev environment", () => {
       ["dev__admin_issuer_proxy", "dev__api_keys", "dev__ingress", "dev__openbao_server", "dev__sis"].sort(),
     );
     expect(g.edges.find((e) => e.from === "dev__gateway" && e.to === "dev__ingress")).toBeDefined();
+    expect(g.groups.map((x) => x.plane)).toEqual(["control", "compute", "compute"]);
     expect(g.groups.map((x) => x.label)).toEqual([
       "dev: control plane (kwok-nvcf-dev)",
       "dev-gpu-a: compute plane gpu-a (kwok-nvcf-gpu-a)",
@@ -99,64 +118,122 @@ describe("release graph of the dev environment", () => {
     const declared = new Set<string>();
     let depth = 0;
     let edges = 0;
+    const planes: string[] = [];
     for (const l of lines.slice(1)) {
       let m: RegExpExecArray | null;
-      if ((m = /^ {2}subgraph ([A-Za-z0-9_]+) \["([^"]*)"\]$/.exec(l))) depth++;
-      else if (/^ {2}end$/.test(l)) depth--;
-      else if ((m = /^ {4}([A-Za-z0-9_]+)\["([^"]*)"\]$/.exec(l))) {
-        expect(depth).toBe(1);
+      if ((m = /^( {2}| {4})subgraph ([A-Za-z0-9_]+) \["([^"]*)"\]$/.exec(l))) {
+        // Planes at the top, stacks inside them.
+        expect(m[1].length / 2).toBe(depth + 1);
+        if (depth === 0) planes.push(m[2]);
+        depth++;
+      } else if ((m = /^( {2}| {4})end$/.exec(l))) {
+        expect(m[1].length / 2).toBe(depth);
+        depth--;
+      } else if ((m = /^ {6}([A-Za-z0-9_]+)\["([^"]*)"\]$/.exec(l))) {
+        expect(depth).toBe(2);
         declared.add(m[1]);
       } else if ((m = /^ {2}([A-Za-z0-9_]+) -->\|"([^"|]*)"\| ([A-Za-z0-9_]+)$/.exec(l))) {
         expect(declared.has(m[1])).toBe(true);
         expect(declared.has(m[3])).toBe(true);
-        expect(m[2].replace(/<br\/>/g, "")).not.toMatch(/[<>"]/);
+        // The label is the edge's kind, one word of the legend.
+        expect(Object.keys(EDGE_KINDS)).toContain(m[2]);
         edges++;
       } else throw new Error(`not a flowchart line: ${l}`);
       expect(depth).toBeGreaterThanOrEqual(0);
     }
     expect(depth).toBe(0);
+    expect(planes).toEqual(["control_plane", "compute_planes"]);
     expect(edges).toBe(g.edges.length);
     expect(declared.size).toBe(g.groups.reduce((n, x) => n + x.nodes.length, 0));
   });
 
-  test("labels escape what Mermaid and DOT would parse, and wrap long reasons", () => {
+  test("labels escape what Mermaid and DOT would parse; the reason is the DOT tooltip, the kind the label", () => {
     const g = {
       groups: [
         {
           id: "s",
           label: 'a "b" #c <d>',
+          plane: "control" as const,
           nodes: [
             { id: "s__x", label: ["x"] },
             { id: "s__y", label: ["y"] },
           ],
         },
       ],
-      edges: [{ from: "s__x", to: "s__y", reason: 'needs "quotes" and a back\\slash | pipe' }],
+      edges: [
+        {
+          from: "s__x",
+          to: "s__y",
+          kind: "secret" as const,
+          reason: 'needs "quotes" and a back\\slash | pipe',
+        },
+      ],
     };
     expect(toMermaid(g)).toContain('subgraph s ["a #quot;b#quot; #35;c #lt;d#gt;"]');
-    expect(toMermaid(g)).toContain('s__x -->|"needs #quot;quotes#quot; and a back\\slash #124; pipe"| s__y');
-    expect(toDot(g)).toContain('label="needs \\"quotes\\" and a back\\\\slash | pipe"');
-    expect(wrap("one two three four five six", 9)).toEqual(["one two", "three", "four five", "six"]);
+    expect(toMermaid(g)).toContain('s__x -->|"secret"| s__y');
+    expect(toMermaid(g)).not.toContain("quotes");
+    expect(toDot(g)).toContain('label="secret"');
+    expect(toDot(g)).toContain('tooltip="needs \\"quotes\\" and a back\\\\slash | pipe"');
+    expect(toDot(g)).toContain('label="a \\"b\\" #c <d>"');
   });
 
-  test("SVG is rendered from the DOT of the same graph, with a cluster per stack and every edge label", async () => {
+  test("SVG: a cluster per plane and per stack, a legend of the kinds used, each edge in its kind's colour with its reason as <title>", async () => {
     const svg = await renderGraph(dev, "svg");
     expect(svg).toMatch(/^<\?xml[\s\S]*<svg[\s\S]*<\/svg>\s*$/);
     const g = graph();
-    expect((svg.match(/<g id="edge\d+" class="edge">/g) ?? []).length).toBe(g.edges.length);
-    expect((svg.match(/<g id="clust\d+" class="cluster">/g) ?? []).length).toBe(3);
-    expect(svg).toContain("StackReference organization/nvcf/dev:");
+    const edges = [
+      ...svg.matchAll(
+        /<g id="e(\d+)" class="edge">\s*<title>([^<]*)<\/title>[\s\S]*?<path fill="none" stroke="([^"]+)"/g,
+      ),
+    ];
+    expect(edges.length).toBe(g.edges.length);
+    // SVG text with its character references resolved (Graphviz writes `-` and `'` as numeric ones).
+    const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+    const text = (s: string) =>
+      s.replace(/&(#\d+|\w+);/g, (_m, r: string) =>
+        r.startsWith("#") ? String.fromCharCode(Number(r.slice(1))) : (named[r] ?? `&${r};`),
+      );
+    const plain = text(svg);
+    for (const [, i, title, stroke] of edges) {
+      const e = g.edges[Number(i)];
+      expect(text(title)).toBe(`${e.kind}: ${e.reason}`);
+      expect(stroke).toBe(kindColor(e.kind));
+    }
+    // Planes (2), stacks (3), legend (1).
+    expect((svg.match(/<g id="clust\d+" class="cluster">/g) ?? []).length).toBe(6);
+    for (const t of ["control plane", "compute planes (GPU clusters)", "dev: control plane (kwok-nvcf-dev)"])
+      expect(plain).toContain(`>${t}</text>`);
+    const kinds = usedKinds(g);
+    expect(kinds).toEqual(
+      expect.arrayContaining(["helmfile", "webhook", "schema", "CRD", "API", "StackReference"]),
+    );
+    for (const k of kinds) expect(plain).toContain(`>${EDGE_KINDS[k]}</text>`);
+    // Distinct colours for the kinds drawn.
+    expect(new Set(kinds.map(kindColor)).size).toBe(kinds.length);
     const mermaid = await renderGraph(dev, "mermaid");
     expect(mermaid).toBe(toMermaid(g));
   });
 });
 
-describe("the README's graph of the dev environment", () => {
-  test("is what nvcf graph --env dev --format mermaid prints today", async () => {
-    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const m = /```mermaid\n([\s\S]*?)\n```/.exec(readme);
+describe("docs/graph.md and docs/graph-dev.svg: the dev environment's graph", () => {
+  const doc = () => fs.readFileSync(path.join(ROOT, "docs/graph.md"), "utf8");
+
+  test("the Mermaid block is what nvcf graph --env dev --format mermaid prints today", async () => {
+    const m = /```mermaid\n([\s\S]*?)\n```/.exec(doc());
     expect(m).not.toBeNull();
     expect(m![1]).toBe((await renderGraph(dev, "mermaid")).replace(/\n$/, ""));
-    expect(fs.existsSync(path.join(ROOT, "docs/graph-dev.svg"))).toBe(true);
+  });
+
+  test("docs/graph-dev.svg is what nvcf graph --env dev --format svg draws today", async () => {
+    const file = fs.readFileSync(path.join(ROOT, "docs/graph-dev.svg"), "utf8");
+    expect(file).toBe(await renderGraph(dev, "svg"));
+  });
+
+  test("the legend lists every kind with its meaning, and every edge's reason is written out under its kind", () => {
+    const text = doc().replace(/\s+/g, " ");
+    for (const [k, meaning] of Object.entries(EDGE_KINDS))
+      expect(text).toContain(`| \`${k}\` | ${meaning} |`);
+    expect(Object.keys(NEED_KINDS).every((k) => k in EDGE_KINDS)).toBe(true);
+    for (const e of graph().edges) expect(text).toContain(`\`${e.kind}\`: ${e.reason}`);
   });
 });

@@ -151,7 +151,7 @@ describe("structural problems in plain words", () => {
       fix: "pulumi config rm --path nvcf:cassandra.replcias, then set nvcf:cassandra.replicas",
     });
     expect(problemAt(baseControl({ bogusKey: "1" }), "nvcf:bogusKey")?.fix).toBe(
-      'pulumi config rm nvcf:bogusKey (README "Configuration" lists every key)',
+      "pulumi config rm nvcf:bogusKey (docs/configuration.md lists every key)",
     );
   });
 

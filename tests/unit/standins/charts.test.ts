@@ -99,6 +99,11 @@ function pooled(cmd: () => string, args: () => string[], input?: () => string, f
         out += String(e);
       });
       child.on("close", (code) => done(code ?? 1));
+      // A command that reads no input may exit before its stdin is written: that write then fails with EPIPE,
+      // which says nothing about the run (its exit code and output do).
+      child.stdin.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE") out += String(e);
+      });
       child.stdin.end(input ? input() : "");
     });
   });
