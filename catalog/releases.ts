@@ -61,12 +61,12 @@ export interface Need {
   when?: EnableFlag;
   /**
    * Why the release cannot start without the target, from the charts (e.g. "pods carry OpenBao agent-injection
-   * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog.test.ts).
+   * annotations") or NVIDIA's helmfile `needs`. Every control-plane edge has one (tests/unit/catalog/releases.test.ts).
    */
   reason?: string;
   /**
    * What the release needs of the target, in one word (`NEED_KINDS`): the short label of the edge in the
-   * graph picture (cli/graph.ts), whose full text is `reason`. Every edge has one (tests/unit/catalog.test.ts).
+   * graph picture (cli/graph.ts), whose full text is `reason`. Every edge has one (tests/unit/catalog/releases.test.ts).
    */
   kind: NeedKind;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build (once) and print the path of actionlint, the GitHub Actions workflow linter the tests run on
-# .github/workflows/*.yml (tests/unit/workflow.test.ts). Built from the Go module proxy like the rest of the
+# .github/workflows/*.yml (tests/unit/github/workflows.test.ts). Built from the Go module proxy like the rest of the
 # toolchain; cached under ${NVCF_CACHE:-$HOME/.cache/nvcf-pulumi}/tools/actionlint-<version>/actionlint.
 #   bash scripts/actionlint.sh            build if missing, print the binary's path on stdout
 #   bash scripts/actionlint.sh --path     print the path if it is already built (exit 1 otherwise); builds nothing

@@ -6,7 +6,7 @@
 # The program itself never needs it: the kubernetes provider embeds Helm.
 #   bash scripts/helm.sh            build if missing, print the binary's path on stdout
 #   bash scripts/helm.sh --path     print the path if Helm is already built (exit 1 otherwise); builds nothing
-# scripts/test.sh exports the path as NVCF_HELM for the chart contract tests (tests/unit/charts.test.ts).
+# scripts/test.sh exports the path as NVCF_HELM for the chart contract tests (tests/unit/standins/charts.test.ts).
 set -euo pipefail
 HELM_VERSION=v3.22.0
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

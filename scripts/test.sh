@@ -22,10 +22,10 @@ npx tsc --noEmit -p tsconfig.json || status=1
 npm run --silent lint || status=1
 
 log "unit tests"
-# The chart contract tests (tests/unit/charts.test.ts) run the Helm CLI; they fail, not skip, without it.
+# The chart contract tests (tests/unit/standins/charts.test.ts) run the Helm CLI; they fail, not skip, without it.
 NVCF_HELM=$(bash scripts/helm.sh) || die "helm build failed"
 export NVCF_HELM
-# The workflow linter of tests/unit/workflow.test.ts (.github/workflows/*.yml).
+# The workflow linter of tests/unit/github/workflows.test.ts (.github/workflows/*.yml).
 NVCF_ACTIONLINT=$(bash scripts/actionlint.sh) || die "actionlint build failed"
 export NVCF_ACTIONLINT
 npx jest --selectProjects unit --ci --json --outputFile="$results/unit.json" || status=1

@@ -1,7 +1,7 @@
 /**
  * NVIDIA's Helmfile files of the control plane, restated once for both their readers: the stage-barrier schedule
  * of scripts/bench.sh (tools/bench-analyze.ts `stageSchedule`, which needs the files and their order) and the
- * catalog's fidelity test (tests/unit/catalog.test.ts, which needs every release's `needs:`, `helmfileNeeds`).
+ * catalog's fidelity test (tests/unit/catalog/releases.test.ts, which needs every release's `needs:`, `helmfileNeeds`).
  *
  * NVIDIA's self-managed stack (`deploy/stacks/self-managed/helmfile.d/`) is four files that Helmfile runs one
  * after the other: `00-observability-infrastructure` (which pulls in the observability sub-stack's

@@ -13,7 +13,7 @@
  * Output: one YAML document on stdout, `{<release>: {chart, version, namespace, values}}`.
  * Exits 2 on a config error (the formatted problem list on stderr).
  *
- * The same computation is exported as `stackValues` (used by tests/unit/charts.test.ts to render every
+ * The same computation is exported as `stackValues` (used by tests/unit/standins/charts.test.ts to render every
  * release's chart with exactly these values).
  */
 import * as fs from "node:fs";

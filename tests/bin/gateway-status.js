@@ -2,7 +2,7 @@
  * The status a Gateway API controller writes, as pure functions: the stand-in gateway controller
  * (tests/bin/gateway-controller) reads a snapshot of the cluster, `reconcile` says which status subresources differ
  * from what a conformant controller reports, and the controller writes exactly those. Test equipment for the local
- * clusters only (no data plane runs there); the unit tests are tests/unit/gatewayStatus.test.ts.
+ * clusters only (no data plane runs there); the unit tests are tests/unit/standins/gatewayStatus.test.ts.
  *
  * The rules follow the Gateway API specification at the CRD version scripts/cluster.sh installs (v1.2.0, experimental
  * channel: the API types and condition/reason constants of kubernetes-sigs/gateway-api `apis/v1/gatewayclass_types.go`,

@@ -2,13 +2,13 @@
  * End to end, the image-credential preflight check (cli/preflight/images.ts) as a user meets it: `npx nvcf
  * preflight --env dev` in a private copy of the project, against the local kwok clusters (scripts/cluster.sh
  * up), with the dev control plane's `nvcf:images.registry` pointed at a registry stand-in this test starts (a
- * real HTTP server speaking the registry API v2 token protocol, tests/unit/registryStandIn.ts). With a wrong
+ * real HTTP server speaking the registry API v2 token protocol, tests/unit/standins/registryStandIn.ts). With a wrong
  * `nvcf:registryKey` the command prints the finding line and exits EXIT.preflight; with the right one the check
  * passes and the command exits 0. No key appears in anything the command printed.
  */
 import { spawn } from "node:child_process";
 import { EXIT } from "../../cli/types";
-import { type StandIn, startRegistry } from "../unit/registryStandIn";
+import { type StandIn, startRegistry } from "../unit/standins/registryStandIn";
 import { type E2eProject, e2eProject, resetLocalClusters } from "./project";
 
 /** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */

@@ -32,7 +32,7 @@ const pulumi = (args: string[], allowFail = false) =>
 
 /**
  * The config commands a user typed, each with a mistake, on top of the embedded default `Pulumi.dev.yaml`
- * (which validates on its own, tests/unit/config.test.ts).
+ * (which validates on its own, tests/unit/config/load.test.ts).
  */
 const MISTAKES: string[][] = [
   ["--path", "nvcf:observability.profile", "everything"],

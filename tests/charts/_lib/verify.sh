@@ -2,7 +2,7 @@
 # Checks every stand-in chart (directories `<chart>/` and versioned `<chart>-<version>/`): helpers in sync,
 # a values.schema.json, `helm lint` + `helm template` with ci/full-values.yaml succeed, the rendered objects
 # suit the local clusters (check-manifests.js), and every negative case in negative-cases.txt makes
-# `helm template` fail with the expected message. tests/unit/charts.test.ts runs the same checks under jest.
+# `helm template` fail with the expected message. tests/unit/standins/charts.test.ts runs the same checks under jest.
 # Usage: HELM=/path/to/helm bash tests/charts/_lib/verify.sh [chart-dir...]   (HELM default: scripts/helm.sh)
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
