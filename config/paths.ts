@@ -20,27 +20,32 @@ export function valueAt(root: unknown, path: string | readonly PropertyKey[]): u
 }
 
 /**
- * Sets the value at a dotted path (or list of keys) of a nested object, making a map of every step on the way that
- * is not one (a list or scalar there is replaced). Keys may not contain dots.
+ * Sets the value at a dotted path (or list of keys) of a nested object. Each step on the way that is not of the
+ * kind the next key needs is replaced: by a list when the next key is a number (a list index), else by a map (so a
+ * list or scalar where a string key follows becomes a map). Keys of a dotted path may not contain dots; a list of
+ * keys from `parsePropertyPath` may.
  */
 export function setPath(
   obj: Record<string, unknown>,
-  path: string | readonly string[],
+  path: string | readonly (string | number)[],
   value: unknown,
 ): void {
   const parts = typeof path === "string" ? path.split(".") : path;
-  let cur = obj;
-  for (const p of parts.slice(0, -1)) {
+  let cur = obj as Record<string | number, unknown>;
+  parts.slice(0, -1).forEach((p, i) => {
     const next = cur[p];
-    if (next === null || typeof next !== "object" || Array.isArray(next)) cur[p] = {};
-    cur = cur[p] as Record<string, unknown>;
-  }
+    const wantList = typeof parts[i + 1] === "number";
+    const fits =
+      next !== null && typeof next === "object" && (wantList ? Array.isArray(next) : !Array.isArray(next));
+    if (!fits) cur[p] = wantList ? [] : {};
+    cur = cur[p] as Record<string | number, unknown>;
+  });
   cur[parts[parts.length - 1]] = value;
 }
 
 /**
- * Parses a Pulumi property path (`a.b[0]["c.d"]`, as the engine's diffs and the config rules write them) into its
- * keys: strings, and numbers for list indexes.
+ * Parses a Pulumi property path (`a.b[0]["c.d"]`, as the engine's diffs, the config rules and `nvcf upgrade --set`
+ * write them) into its keys: strings, and numbers for list indexes.
  */
 export function parsePropertyPath(p: string): (string | number)[] {
   const out: (string | number)[] = [];

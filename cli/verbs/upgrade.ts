@@ -36,6 +36,7 @@ import {
   planUpgrade,
 } from "../../upgrade/plan";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
+import { parsePropertyPath, setPath } from "../../config/paths";
 import type { ComputeInputs } from "../../values/compute";
 import type { OperationResult } from "../automation";
 import { urnName } from "../progress";
@@ -196,29 +197,15 @@ export function configAtTarget(
 ): Record<string, string> {
   const out: Record<string, string> = { ...raw, bundleVersion: target };
   for (const s of settings) {
-    const path = s.key.match(/\[\d+\]|[^.[\]]+/g) ?? [s.key];
-    const [head, ...rest] = path;
+    const [head, ...rest] = parsePropertyPath(s.key);
+    const key = String(head);
     if (rest.length === 0) {
-      out[head] = s.value;
+      out[key] = s.value;
       continue;
     }
-    const isIndex = (p: string) => p.startsWith("[");
-    const fresh = (p: string) => (isIndex(p) ? [] : {});
-    let root: unknown = out[head] === undefined ? undefined : parse(out[head]);
-    if (!root || typeof root !== "object") root = fresh(rest[0]);
-    let cur = root as Record<string | number, unknown>;
-    rest.forEach((p, i) => {
-      const k = isIndex(p) ? Number(p.slice(1, -1)) : p;
-      if (i === rest.length - 1) cur[k] = parse(s.value);
-      else {
-        const next = cur[k];
-        cur = (cur[k] = next && typeof next === "object" ? next : fresh(rest[i + 1])) as Record<
-          string | number,
-          unknown
-        >;
-      }
-    });
-    out[head] = JSON.stringify(root);
+    const holder: Record<string, unknown> = { [key]: out[key] === undefined ? undefined : parse(out[key]) };
+    setPath(holder, [key, ...rest], parse(s.value));
+    out[key] = JSON.stringify(holder[key]);
   }
   return out;
 }

@@ -32,6 +32,15 @@ test("setPath makes a map of every step that is not one, and sets the leaf", () 
   expect(o).toEqual({ a: { keep: 1, b: { c: 1 } }, l: { x: 2 }, s: { y: 3 } });
 });
 
+test("setPath makes a list where a list index follows, keeps a fitting list, and takes keys with dots", () => {
+  const o: Record<string, unknown> = { l: [{ k: "a" }], m: { x: 1 } };
+  setPath(o, ["l", 0, "v"], 1);
+  setPath(o, ["t", 0, "key"], "gpu");
+  setPath(o, ["m", 1], "y");
+  setPath(o, ["q", "c.d"], true);
+  expect(o).toEqual({ l: [{ k: "a", v: 1 }], m: [undefined, "y"], t: [{ key: "gpu" }], q: { "c.d": true } });
+});
+
 test("parsePropertyPath splits keys, list indexes and quoted keys", () => {
   expect(parsePropertyPath('a.b[0]["c.d"].e')).toEqual(["a", "b", 0, "c.d", "e"]);
   expect(parsePropertyPath("openbao-server.openbao.migrations.env[1].value")).toEqual([

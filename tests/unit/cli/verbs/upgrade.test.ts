@@ -156,7 +156,7 @@ describe("the decision from what the backend holds", () => {
   });
 });
 
-test("the config at the target: the bundle, top-level keys and key paths into their object", () => {
+test("the config at the target: the bundle, top-level keys and key paths (list indexes, quoted keys) into their object", () => {
   const raw = {
     bundleVersion: "0.7.0",
     addons: JSON.stringify({ groveOperator: { enabled: true } }),
@@ -170,6 +170,7 @@ test("the config at the target: the bundle, top-level keys and key paths into th
         { stack: "dev-gpu-b", key: "addons.kaiScheduler.enabled", value: "true" },
         { stack: "dev-gpu-b", key: "domain", value: "b" },
         { stack: "dev-gpu-b", key: "placement.tolerations[0].key", value: "gpu" },
+        { stack: "dev-gpu-b", key: 'releaseValues["nvca-operator"]["a.b"]', value: "1" },
       ],
       parseRaw,
     ),
@@ -178,6 +179,7 @@ test("the config at the target: the bundle, top-level keys and key paths into th
     addons: JSON.stringify({ groveOperator: { enabled: true }, kaiScheduler: { enabled: true } }),
     domain: "b",
     placement: JSON.stringify({ tolerations: [{ key: "gpu" }] }),
+    releaseValues: JSON.stringify({ "nvca-operator": { "a.b": 1 } }),
   });
 });
 
