@@ -17,6 +17,7 @@ import {
   enabledReleases,
   NEED_KINDS,
   type NeedKind,
+  type Plane,
   type ReleaseSpec,
 } from "../catalog/releases";
 import { computeFlags, controlFlags } from "../config/flags";
@@ -34,7 +35,7 @@ export interface GraphNode {
 export interface GraphGroup {
   id: string;
   label: string;
-  plane: "control" | "compute";
+  plane: Plane;
   nodes: GraphNode[];
 }
 
@@ -236,9 +237,14 @@ export function toMermaid(g: ReleaseGraph): string {
 /** A DOT string literal. */
 const dotText = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
-/** Text inside an HTML-like DOT label. */
-const htmlText = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/** XML text, escaped as Graphviz escapes its SVG text: for HTML-like DOT labels and for the SVG's titles. */
+const xmlText = (s: string) =>
+  s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 
 /** Edge colours, one per kind in `EDGE_KINDS` order (dark enough on white, told apart from their neighbours). */
 const PALETTE = [
@@ -302,7 +308,7 @@ export function toDot(g: ReleaseGraph): string {
     const rows = kinds
       .map(
         (k) =>
-          `<tr><td align="left"><font color="${kindColor(k)}"><b>${htmlText(k)}</b></font></td><td align="left">${htmlText(EDGE_KINDS[k])}</td></tr>`,
+          `<tr><td align="left"><font color="${kindColor(k)}"><b>${xmlText(k)}</b></font></td><td align="left">${xmlText(EDGE_KINDS[k])}</td></tr>`,
       )
       .join("");
     lines.push(
@@ -315,15 +321,6 @@ export function toDot(g: ReleaseGraph): string {
   lines.push("}");
   return `${lines.join("\n")}\n`;
 }
-
-/** XML text, escaped as Graphviz escapes its SVG text. */
-const xmlText = (s: string) =>
-  s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 
 /**
  * Puts each edge's full reason into its SVG `<title>` (Graphviz writes `from->to` there), so viewers show it on
