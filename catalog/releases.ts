@@ -712,11 +712,16 @@ export function enabledReleases(
 }
 
 /**
- * The prerequisite edges in force for a release: its `needs` whose condition is on and whose target is
- * itself enabled. Returns release names.
+ * The prerequisite edges in force for a release: its `needs` without a condition or whose condition is on,
+ * each with its kind and reason.
  */
+export function activeNeedSpecs(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag, boolean>>): Need[] {
+  return spec.needs.filter((n) => n.when === undefined || flags[n.when]);
+}
+
+/** The release names of `activeNeedSpecs`. */
 export function activeNeeds(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag, boolean>>): string[] {
-  return spec.needs.filter((n) => n.when === undefined || flags[n.when]).map((n) => n.release);
+  return activeNeedSpecs(spec, flags).map((n) => n.release);
 }
 
 /**

@@ -12,7 +12,7 @@
  * same graph as Graphviz DOT with @viz-js/viz.
  */
 import {
-  activeNeeds,
+  activeNeedSpecs,
   chartVersion,
   enabledReleases,
   NEED_KINDS,
@@ -98,14 +98,13 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
   }));
   const enabled = new Set(list.map((r) => r.name));
   for (const r of list)
-    for (const target of activeNeeds(r, flags)) {
-      if (!enabled.has(target)) continue;
-      const need = r.needs.find((n) => n.release === target);
+    for (const need of activeNeedSpecs(r, flags)) {
+      if (!enabled.has(need.release)) continue;
       edges.push({
-        from: nodeId(st, target),
+        from: nodeId(st, need.release),
         to: nodeId(st, r.name),
-        kind: need?.kind ?? "helmfile",
-        reason: need?.reason ?? "declared need",
+        kind: need.kind,
+        reason: need.reason ?? "declared need",
       });
     }
   const ctx = cfg.kubernetes.context;
