@@ -16,8 +16,9 @@ import {
 import * as path from "node:path";
 import { CliError } from "./report";
 import { EXIT, type Environment, type StackFile } from "./types";
+import { REFUSALS_HEADER } from "../config/refusals";
 
-export { mapBounded } from "./bounded";
+export { mapBounded } from "../kube/bounded";
 
 /**
  * The header line config/problems.ts `formatProblems` writes: `stack "<name>" has <n> config problem(s);
@@ -26,16 +27,17 @@ export { mapBounded } from "./bounded";
 const PROBLEMS_HEADER = /^stack "[^"]+" has \d+ config problems?; nothing was changed:$/;
 
 /**
- * The program's formatted config problems inside a text (an engine diagnostic, the CLI's output), or
- * `undefined` when it holds none: the header line and the `  - ` lines under it, exactly as
- * `formatProblems` wrote them (any indentation the engine added in front is removed; the text is expected
- * without colour codes).
+ * The program's refusals before anything is touched inside a text (an engine diagnostic, the CLI's output), or
+ * `undefined` when it holds none: the header line and the `  - ` lines under it, exactly as config/problems.ts
+ * `formatProblems` (config problems) or config/refusals.ts `formatRefusals` (changes the cluster refuses in the
+ * preview's server-side dry run) wrote them (any indentation the engine added in front is removed; the text is
+ * expected without colour codes).
  */
 export function configProblemLines(text: string): string[] | undefined {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const m = /^(\s*)(?:error: )?(.*)$/.exec(lines[i]);
-    if (!m || !PROBLEMS_HEADER.test(m[2])) continue;
+    if (!m || !(PROBLEMS_HEADER.test(m[2]) || REFUSALS_HEADER.test(m[2]))) continue;
     const indent = m[1].length;
     const out = [m[2]];
     for (const l of lines.slice(i + 1)) {

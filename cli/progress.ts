@@ -255,3 +255,20 @@ export class Progress {
     if (this.opts.tty) this.clear();
   }
 }
+
+/** The step resources of a bundle upgrade (components/upgradeSteps.ts) whose printed lines are shown. */
+const STEP_NAME = /-(openbao-rollout|cassandra-adoption-prepare|cassandra-adoption-verify)$/;
+
+/**
+ * The lines an upgrade step printed (its `stdout` output), from its outputs event, each passed to `line` as
+ * `step <name>: <text>`. Other events are ignored.
+ */
+export function stepLines(e: EngineEvent, line: (text: string) => void): void {
+  const m = e.resOutputsEvent?.metadata;
+  if (!m || m.type !== "command:local:Command" || !STEP_NAME.test(urnName(m.urn))) return;
+  if (m.op === "same") return;
+  const stdout = m.new?.outputs?.["stdout"];
+  if (typeof stdout !== "string") return;
+  const name = urnName(m.urn).replace(/^[^-]+-/, "");
+  for (const l of stdout.split("\n").filter(Boolean)) line(`step ${name}: ${l}`);
+}

@@ -23,7 +23,7 @@ import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { RESTART_OPERATOR, identityEnvironment } from "./operatorRestart";
-import { NvcfRelease } from "./release";
+import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
 
 /**
  * The namespace a compute-plane release goes into: its catalog namespace (the observability releases: the
@@ -44,6 +44,8 @@ export interface ComputePlaneArgs {
   kubeconfig?: pulumi.Output<string>;
   /** Releases to import instead of install, `namespace/name` by release name (recovery/recover.ts). */
   adopt?: Record<string, string>;
+  /** The server-side dry run that follows every release's inputs (components/release.ts `ReleaseWatch`). */
+  watch?: ReleaseWatch;
 }
 
 /**
@@ -126,6 +128,10 @@ echo "watching the nvca-operator uninstall for $NVCFP_FINALIZER finalizers (pid 
 export class ComputePlane extends pulumi.ComponentResource {
   readonly releases: Record<string, NvcfRelease> = {};
   readonly inotifyNodes: pulumi.Output<number>;
+  /** The namespaces this component creates (Namespace resources), by name. */
+  readonly namespaces: string[];
+  /** Each release's input digest (secret) by Helm release name, known once it is deployed; empty without a watch. */
+  readonly inputDigests: Record<string, pulumi.Output<string>>;
 
   constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ComputePlane", name, {}, opts);
@@ -154,6 +160,7 @@ export class ComputePlane extends pulumi.ComponentResource {
       },
       { parent: this },
     );
+    this.namespaces = Object.keys(namespaces.names);
 
     let pull: PullSecrets | undefined;
     if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.registryKey) {
@@ -218,10 +225,13 @@ export class ComputePlane extends pulumi.ComponentResource {
           source,
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt?.[r.name],
+          watch: args.watch,
         },
         { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );
     }
+
+    this.inputDigests = deployedDigests(this.releases);
 
     // Runs after the operator's upgrade exactly when its cluster identity changes: the operator reads it only
     // at start-up (components/operatorRestart.ts). Create does nothing: a new pod starts with these values.

@@ -32,7 +32,7 @@ import { AccountSettings } from "./accounts";
 import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
-import { NvcfRelease } from "./release";
+import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
 import { TeardownGuard } from "./teardownGuard";
 import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "../upgrade/plan";
 import { CASSANDRA_SUPERUSER, type StepAccess, UpgradeSteps } from "./upgradeSteps";
@@ -75,6 +75,8 @@ export interface ControlPlaneArgs {
    * (components/upgradeSteps.ts). Unset: no upgrade steps and no phase order.
    */
   upgrade?: { plan: UpgradePlan; access: StepAccess };
+  /** The server-side dry run that follows every release's inputs (components/release.ts `ReleaseWatch`). */
+  watch?: ReleaseWatch;
 }
 
 /**
@@ -129,6 +131,13 @@ export class ControlPlane extends pulumi.ComponentResource {
   registrations!: pulumi.Output<Record<string, Registration>>;
   /** The account's registry credentials and limits as applied after install. */
   accounts!: AccountSettings;
+  /** The namespaces this component creates (Namespace resources), by name. */
+  readonly namespaces: string[];
+  /**
+   * Each release's input digest (secret, components/release.ts `ReleaseWatch`) by Helm release name, known once
+   * the release is deployed; empty without a watch.
+   */
+  inputDigests: Record<string, pulumi.Output<string>> = {};
   /** Refuses `pulumi destroy` while compute planes reference this stack; `ready` once it is in place. */
   teardownGuard!: TeardownGuard;
   /** The upgrade steps (components/upgradeSteps.ts), in the order created; empty without `upgrade`. */
@@ -197,6 +206,7 @@ export class ControlPlane extends pulumi.ComponentResource {
       { parent: this },
     );
     const nsName = (ns: string): pulumi.Input<string> => namespaces.names[ns] ?? ns;
+    this.namespaces = Object.keys(namespaces.names);
 
     let pullSecrets: PullSecrets | undefined;
     if (cfg.pullSecret.name !== null && cfg.pullSecret.create && args.secrets.registryKey) {
@@ -265,7 +275,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     const source = { config: cfg.charts, password: args.secrets.chartRegistryPassword };
     const gateway = new NvcfGateway(
       `${name}-gateway`,
-      { config: cfg, source, namespace: nsName, adopt: adopt[ENVOY_GATEWAY_RELEASE] },
+      { config: cfg, source, namespace: nsName, adopt: adopt[ENVOY_GATEWAY_RELEASE], watch: args.watch },
       { parent: this },
     );
     this.gatewayAddress = gateway.address;
@@ -304,6 +314,7 @@ export class ControlPlane extends pulumi.ComponentResource {
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: adopt[r.name],
           installOnlyValues: r.name === "api" ? API_INSTALL_ONLY_VALUES : undefined,
+          watch: args.watch,
           ...(r.name === "cassandra" && steps?.adopting ? { atomic: false } : {}),
         },
         { parent: this, dependsOn, protect: protect && r.stateful === true },
@@ -311,6 +322,10 @@ export class ControlPlane extends pulumi.ComponentResource {
       steps?.after(r.name, this.releases[r.name]);
     }
     this.upgradeSteps = steps?.done ?? [];
+    this.inputDigests = deployedDigests({
+      ...this.releases,
+      ...Object.fromEntries(gateway.releases.map((r) => [ENVOY_GATEWAY_RELEASE, r])),
+    });
 
     // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
     const endpoints = this.gatewayUrl.apply((u) => ({

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../config/schema";
 import { envoyGatewayValues, envoyProxyKubernetes } from "../values/control";
 import { GATEWAY_LISTENERS, type GatewayObject, missingListeners, requiredListeners } from "../config/routes";
-import { NvcfRelease, type ChartSource } from "./release";
+import { NvcfRelease, type ChartSource, type ReleaseWatch } from "./release";
 
 export interface NvcfGatewayArgs {
   config: ControlPlaneConfig;
@@ -18,6 +18,8 @@ export interface NvcfGatewayArgs {
   namespace: (name: string) => pulumi.Input<string>;
   /** Import id (`namespace/name`) of the Envoy Gateway release when recovery found it deployed but not in the state. */
   adopt?: string;
+  /** The server-side dry run that follows Envoy Gateway's release (components/release.ts `ReleaseWatch`). */
+  watch?: ReleaseWatch;
 }
 
 /** Helm release name of Envoy Gateway in install mode (`gateway.install`). */
@@ -69,6 +71,7 @@ export class NvcfGateway extends pulumi.ComponentResource {
           },
           timeoutSeconds: cfg.charts.timeoutSeconds,
           adopt: args.adopt,
+          watch: args.watch,
         },
         { parent: this },
       );

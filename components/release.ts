@@ -62,6 +62,35 @@ export function repositoryOptions(
   return { repo: ref.repo, username, password };
 }
 
+/**
+ * What a release hands to the server-side dry run of a preview (engine/dryRun.ts `ServerDryRun`): the inputs of
+ * its Helm release, as `pulumi up` will give them to Helm.
+ */
+export interface ReleaseInputs {
+  /** Helm release name. */
+  releaseName: string;
+  namespace: pulumi.Input<string>;
+  /** Where the chart resolves (`chartReference`). */
+  chart: ResolvedChart;
+  /** Pinned chart version. */
+  version: string;
+  /** Registry user and secret password, when the chart's location takes the NVCF credentials. */
+  username?: string;
+  password?: pulumi.Output<string>;
+  /** Values (may contain secret leaves). */
+  values: pulumi.Input<Record<string, unknown>>;
+  /** Paths under `values` whose changes Pulumi ignores (`installOnlyValues`). */
+  ignoredValuePaths: readonly string[];
+  /** The Helm release resource. */
+  resource: pulumi.Resource;
+}
+
+/**
+ * Follows a release's inputs for the server-side dry run; returns the digest of the inputs (a secret), which the
+ * stack records so that the next preview checks only the releases whose inputs changed.
+ */
+export type ReleaseWatch = (inputs: ReleaseInputs) => pulumi.Output<string>;
+
 /** Inputs of one release. */
 export interface NvcfReleaseArgs {
   /** Helm release name (fixed by the catalog). */
@@ -98,6 +127,8 @@ export interface NvcfReleaseArgs {
    * the Bitnami StatefulSet back over the adopted claims, or fail on its immutable fields.
    */
   atomic?: boolean;
+  /** The server-side dry run that follows this release's inputs (unset: none). */
+  watch?: ReleaseWatch;
 }
 
 /**
@@ -121,7 +152,7 @@ export interface NvcfReleaseArgs {
  *
  * Its `dependsOn` goes to the Helm release resource, not to the component (components/options.ts).
  *
- * Outputs: `status` (Helm's release status) and `releaseName`.
+ * Outputs: `status` (Helm's release status), `releaseName`, and with `watch` the secret `inputDigest`.
  */
 export class NvcfRelease extends pulumi.ComponentResource {
   readonly release: k8s.helm.v3.Release;
@@ -129,6 +160,8 @@ export class NvcfRelease extends pulumi.ComponentResource {
   readonly chartReference: ResolvedChart;
   readonly status: pulumi.Output<string>;
   readonly releaseName: pulumi.Output<string>;
+  /** The digest of the release's inputs (secret), when a dry run watches it (`NvcfReleaseArgs.watch`). */
+  readonly inputDigest?: pulumi.Output<string>;
 
   constructor(name: string, args: NvcfReleaseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:Release", name, {}, withoutDependsOn(opts));
@@ -164,6 +197,32 @@ export class NvcfRelease extends pulumi.ComponentResource {
     );
     this.status = this.release.status.status;
     this.releaseName = this.release.name;
+    this.inputDigest = args.watch?.({
+      releaseName: args.releaseName,
+      namespace: args.namespace,
+      chart: ref,
+      version: args.version,
+      username: ref.credentials ? args.source.config.username : undefined,
+      password: ref.credentials ? args.source.password : undefined,
+      values: args.values,
+      ignoredValuePaths: args.installOnlyValues ?? [],
+      resource: this.release,
+    });
     this.registerOutputs({ status: this.status, releaseName: this.releaseName });
   }
+}
+
+/**
+ * The input digests of releases (those a dry run watches), by Helm release name, each known only once its release
+ * reports a status (a release that fails keeps the stack's previous digest out of the next registration). Secret.
+ */
+export function deployedDigests(
+  releases: Record<string, NvcfRelease>,
+): Record<string, pulumi.Output<string>> {
+  const out: Record<string, pulumi.Output<string>> = {};
+  for (const [name, r] of Object.entries(releases)) {
+    const d = r.inputDigest;
+    if (d) out[name] = pulumi.secret(pulumi.all([r.status, d]).apply(([, x]) => x));
+  }
+  return out;
 }

@@ -96,6 +96,31 @@ const SELECTOR_NAME_OVERRIDES: readonly [Plane, string, string][] = [
   ["compute", "nvca-operator", "nameOverride"],
 ];
 
+/**
+ * The way out of an immutable field the API server refuses to change (a refusal of the preview's server-side dry
+ * run, engine/dryRun.ts). Input: the object (kind, namespace, name) and the refused field paths as the API server
+ * names them (`spec.volumeClaimTemplates`, `spec.selector`). Output: the fix, naming the object's own
+ * `kubectl delete`: a StatefulSet's volumes follow docs/installed-settings.md's procedure; any other object is
+ * deleted so that the update creates it anew, a StatefulSet with `--cascade=orphan` (pods and claims stay).
+ */
+export function immutableFieldFix(
+  object: { kind: string; namespace?: string; name: string },
+  fields: readonly string[],
+): string {
+  const { kind, namespace, name } = object;
+  if (kind === "StatefulSet" && fields.some((f) => /(^|\.)volumeClaimTemplates\b/.test(f)))
+    return `${VOLUMES_FIX} (${INSTALLED_DOC})`;
+  const orphan = kind === "StatefulSet" ? " --cascade=orphan" : "";
+  const where = namespace ? ` -n ${namespace}` : "";
+  const after =
+    kind === "StatefulSet"
+      ? "pods and claims stay, and the update creates it anew"
+      : kind === "Deployment" || kind === "DaemonSet"
+        ? "its pods are replaced when the update creates it anew"
+        : "the update creates it anew";
+  return `keep ${fields.join(", ") || "the field"} as deployed, or delete the object first (kubectl delete ${kind.toLowerCase()} ${name}${where}${orphan}: ${after}; ${INSTALLED_DOC})`;
+}
+
 /** Every setting the program records and compares (docs/installed-settings.md has the same table). */
 export const INSTALLED_SETTINGS: readonly InstalledSetting[] = [
   {

@@ -3,10 +3,14 @@
  * StackReference and the typed contract, refuses a mismatched bundle or a missing registration, and
  * builds the `ComputePlane` component for one GPU cluster.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
+import * as yaml from "js-yaml";
 import * as pulumi from "@pulumi/pulumi";
 import { enabledReleases } from "../catalog/releases";
 import { ComputePlane, computeReleaseNamespace } from "../components/computePlane";
+import { PROJECT_DIR } from "../components/release";
 import { recoverReleases } from "../recovery/recover";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
@@ -15,6 +19,7 @@ import { type ComputeInputs } from "../values/compute";
 import { computeFlags } from "../config/flags";
 import { installedOutputs, readDeployed, refuseInstalledChanges } from "./installedSettings";
 import { computeUpgradePlan } from "./upgrade";
+import { RELEASE_INPUTS_OUTPUT, ServerDryRun } from "../engine/dryRun";
 
 /** The plain outputs `computeInputs` needs, in the order they are checked (`contract/controlPlane.ts`). */
 export const CONTROL_PLANE_VALUE_NAMES = [
@@ -36,12 +41,15 @@ export type ControlPlaneValues = Pick<ControlPlanePlainOutputs, (typeof CONTROL_
  * Checks what the control plane exported against this stack's config and builds the inputs of the
  * compute plane (pure). Throws `ConfigError` listing every mismatch, each naming the key and the stack to
  * update: a different contract version (`nvcf:controlPlaneStack`), a different bundle (`nvcf:bundleVersion`),
- * no registration for this cluster (`nvcf:clusterName`).
+ * no registration for this cluster (`nvcf:clusterName`). `controlTarget`: in a preview only, the bundle the
+ * control plane's own stack file moves it to (`controlPlaneTarget`); a bundle equal to it is not a mismatch, as the
+ * same change moves both planes (the update of this stack still needs the control plane there first).
  */
 export function computeInputs(
   cfg: ComputePlaneConfig,
   cp: ControlPlaneValues,
   stackName: string = pulumi.getStack(),
+  controlTarget?: string,
 ): ComputeInputs {
   const short = cfg.controlPlaneStack.split("/").pop();
   const problems: Problem[] = [];
@@ -52,7 +60,7 @@ export function computeInputs(
       found: `${cfg.controlPlaneStack} exporting contract version ${cp.contractVersion}`,
       fix: `run pulumi up -s ${short} with this program first`,
     });
-  if (cp.bundleVersion !== cfg.bundleVersion)
+  if (cp.bundleVersion !== cfg.bundleVersion && controlTarget !== cfg.bundleVersion)
     problems.push({
       key: "nvcf:bundleVersion",
       expected: `"${cp.bundleVersion}", the NVCF bundle control-plane stack ${cfg.controlPlaneStack} runs`,
@@ -84,6 +92,29 @@ export function computeInputs(
     revalHost: cp.hosts["reval"] ?? "",
     natsHost: cp.hosts["nats"] ?? "",
   };
+}
+
+/**
+ * The bundle the control-plane stack's own stack file names (`nvcf:bundleVersion` of `Pulumi.<stack>.yaml` in the
+ * project directory, `<stack>` the last part of `nvcf:controlPlaneStack`), or undefined when there is no such file
+ * or it names none (stack config kept elsewhere). A pull request that moves every stack file of an environment to a
+ * new bundle is previewed against it: the control plane's preview shows its upgrade plan, each GPU cluster's its
+ * own plan at that bundle.
+ */
+export function controlPlaneTarget(
+  cfg: ComputePlaneConfig,
+  projectDir: string = PROJECT_DIR,
+): string | undefined {
+  const file = path.join(projectDir, `Pulumi.${cfg.controlPlaneStack.split("/").pop()}.yaml`);
+  let doc: unknown;
+  try {
+    doc = yaml.load(fs.readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const config = (doc as { config?: Record<string, unknown> } | undefined)?.config;
+  const v = config?.["nvcf:bundleVersion"];
+  return typeof v === "string" ? v : undefined;
 }
 
 /**
@@ -166,7 +197,17 @@ export async function computePlaneStack(
       return undefined;
     }
   };
-  const plain = checked(() => computeInputs(cfg, cpValues));
+  // A preview may run against the bundle the control plane's stack file moves it to (controlPlaneTarget); `up`
+  // never does: it needs the control plane at this stack's bundle.
+  const target = pulumi.runtime.isDryRun() ? controlPlaneTarget(cfg) : undefined;
+  const plain = checked(() => computeInputs(cfg, cpValues, pulumi.getStack(), target));
+  if (plain && cpValues.bundleVersion !== cfg.bundleVersion)
+    pulumi.log.info(
+      `previewed against the target of control-plane stack ${cfg.controlPlaneStack}: its stack file moves it to bundle ` +
+        `${cfg.bundleVersion} (it runs ${cpValues.bundleVersion}); pulumi up of this stack needs the control plane ` +
+        `upgraded first (nvcf up --env ${cfg.controlPlaneStack.split("/").pop()} runs them in order)`,
+      pulumi.runtime.getStackResource(),
+    );
   checked(() => computeUpgradePlan(cfg, previous, plain));
   if (!plain || problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
   const inputs = pulumi.output(plain);
@@ -192,12 +233,25 @@ export async function computePlaneStack(
     stack: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
     dryRun: pulumi.runtime.isDryRun(),
   });
+  // The preview's server-side dry run of every release whose inputs change (engine/dryRun.ts).
+  const dryRun = new ServerDryRun({
+    stack: pulumi.getStack(),
+    provider,
+    access: {
+      kubectl: cfg.kubectlPath,
+      context: kubeconfig === undefined ? cfg.kubernetes.context : undefined,
+      kubeconfig,
+    },
+    previous: previous.values[RELEASE_INPUTS_OUTPUT],
+    deployed: previous.deployed,
+  });
   const plane = new ComputePlane(
     "nvcf",
     {
       config: cfg,
       inputs,
       adopt,
+      watch: dryRun.watch,
       registryKey,
       chartRegistryPassword:
         cfg.chartRegistryPassword === undefined ? undefined : pulumi.secret(cfg.chartRegistryPassword),
@@ -209,7 +263,11 @@ export async function computePlaneStack(
   // The bundle this GPU cluster is really at: known once every release finished at this bundle's chart (a failed
   // update keeps the previous value).
   const atBundle = pulumi.all(Object.values(statuses)).apply(() => cfg.bundleVersion);
+  // Every change the cluster refuses fails the preview here, all listed at once.
+  await dryRun.settle(plane.namespaces);
   return {
+    // What each release was given (secret digests): the next preview dry-runs only the releases whose inputs differ.
+    [RELEASE_INPUTS_OUTPUT]: pulumi.output(plane.inputDigests) as pulumi.Output<unknown>,
     bundleVersion: atBundle,
     ...installedOutputs(cfg, statuses),
     clusterName: pulumi.output(cfg.clusterName),

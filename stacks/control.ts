@@ -29,6 +29,8 @@ import {
 } from "./installedSettings";
 import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";
 import { controlUpgradePlan } from "./upgrade";
+import { RELEASE_INPUTS_OUTPUT, ServerDryRun } from "../engine/dryRun";
+import { deletedBeforeRelease } from "../upgrade/plan";
 
 const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulumi.secret(v));
 
@@ -126,7 +128,25 @@ export async function controlPlaneStack(
       kubeconfig,
       waitSeconds: cfg.charts.timeoutSeconds,
     };
-    return await buildControlPlane(cfg, gpuClusters, provider, stackName, adopt, acks, { plan, access });
+    // The preview's server-side dry run of every release whose inputs change (engine/dryRun.ts).
+    const dryRun = new ServerDryRun({
+      stack: pulumi.getStack(),
+      provider,
+      access,
+      previous: previous.values[RELEASE_INPUTS_OUTPUT],
+      deployed: previous.deployed,
+      deletedFirst: (release) => deletedBeforeRelease(plan, release),
+    });
+    return await buildControlPlane(
+      cfg,
+      gpuClusters,
+      provider,
+      stackName,
+      adopt,
+      acks,
+      { plan, access },
+      dryRun,
+    );
   } catch (e) {
     // The program failed before publishing began (publishing ends the waits itself): no release waits on.
     acks?.end();
@@ -143,6 +163,7 @@ async function buildControlPlane(
   adopt: Promise<Record<string, string>>,
   acks: Acknowledgements | undefined,
   upgrade: NonNullable<ControlPlaneArgs["upgrade"]>,
+  dryRun: ServerDryRun,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
@@ -160,6 +181,7 @@ async function buildControlPlane(
       stackName,
       releasesReported: acks && ((names) => acks.wait(names.map((n) => `releases/${n}`))),
       upgrade,
+      watch: dryRun.watch,
     },
     adopt,
     { providers: { kubernetes: provider } },
@@ -203,14 +225,22 @@ async function buildControlPlane(
   // what the account got (config/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
+  // What each release was given (secret digests), once it is deployed: the next preview dry-runs only the
+  // releases whose inputs differ (engine/dryRun.ts).
+  const digests = cp.inputDigests;
   const outputs = {
     ...contract,
     ...extra,
     releases: pulumi.output(statuses),
     ...installed,
     ...accountSettings,
+    [RELEASE_INPUTS_OUTPUT]: pulumi.output(digests) as pulumi.Output<unknown>,
   };
-  if (pulumi.runtime.isDryRun()) return outputs;
+  if (pulumi.runtime.isDryRun()) {
+    // Every change the cluster refuses fails the preview here, all listed at once.
+    await dryRun.settle(cp.namespaces);
+    return outputs;
+  }
   // A failed or interrupted update keeps every output it got to; `releases` says which releases it finished.
   // A stack deployed before keeps naming its bundle in every registration until the new one is reached.
   const { bundleVersion, ...rest } = contract;
@@ -224,7 +254,10 @@ async function buildControlPlane(
         ...accountSettings,
         ...(from === undefined ? { bundleVersion } : {}),
       },
-      maps: { releases: { entries: statuses, placeholder: RELEASE_UNFINISHED } },
+      maps: {
+        releases: { entries: statuses, placeholder: RELEASE_UNFINISHED },
+        [RELEASE_INPUTS_OUTPUT]: { entries: digests, placeholder: "" },
+      },
       ...(from === undefined ? {} : { held: { bundleVersion: { value: bundleVersion, until: from } } }),
     },
     undefined,

@@ -27,6 +27,7 @@ import { computeFlags, controlFlags } from "../config/flags";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
 import { type ControlSecrets, controlValues } from "../values/control";
 import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
+import { RELEASE_INPUTS_OUTPUT } from "../engine/dryRun";
 
 /**
  * Output holding the settings a stack deployed that cannot change in place (config/installed.ts
@@ -48,6 +49,8 @@ export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
   // What the account got (control plane; config/accounts.ts `accountChangeRules`).
   ACCOUNT_SETTINGS_OUTPUT,
   ...UPGRADE_PREVIOUS_OUTPUTS,
+  // What each release was given, as digests (engine/dryRun.ts).
+  RELEASE_INPUTS_OUTPUT,
 ];
 
 /**

@@ -30,6 +30,7 @@ import {
   releaseSpec,
 } from "../catalog/releases";
 import { ConfigError, type Problem } from "../config/problems";
+import type { ObjectRef } from "../kube/dryRun";
 import { isDevStack, versionAtLeast } from "../config/rules";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues } from "../values/compute";
@@ -633,6 +634,17 @@ export function computeValuesDiffer(
       return true;
     }
   };
+}
+
+/**
+ * The objects the upgrade's steps delete before a release moves, so that Helm creates them anew: the Bitnami-shaped
+ * StatefulSet `cassandra-system/cassandra`, which the adoption's first half deletes (`--cascade=orphan`) when it
+ * acts in this move (components/upgradeSteps.ts). The preview's server-side dry run sends these as creates
+ * (engine/dryRun.ts). Input: the plan and a release name. Output: the objects (none for other releases).
+ */
+export function deletedBeforeRelease(plan: UpgradePlan, release: string): ObjectRef[] {
+  if (release !== "cassandra" || !plan.cassandraAdoptionRuns) return [];
+  return [{ group: "apps", kind: "StatefulSet", namespace: "cassandra-system", name: "cassandra" }];
 }
 
 /**

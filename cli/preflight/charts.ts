@@ -16,7 +16,7 @@ import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from ".
 import type { ChartSourceSettings } from "../../catalog/sources";
 import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../config/chartKeys";
 import { computeFlags, controlFlags } from "../../config/flags";
-import { mapBounded } from "../bounded";
+import { mapBounded } from "../../kube/bounded";
 import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";

@@ -34,7 +34,7 @@ import { type LookupFunction, isIP } from "node:net";
 import * as tls from "node:tls";
 import { blankComputeInputs, nvcaOperatorValues } from "../../values/compute";
 import { sidecarUser } from "../../values/control";
-import { mapBounded } from "../bounded";
+import { mapBounded } from "../../kube/bounded";
 import type { Finding } from "../types";
 import { valuesOf } from "./checks";
 import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";

@@ -9,7 +9,8 @@ import { parsePropertyPath } from "../../config/paths";
 import { describeRegistrationUpdate } from "../../values/registration";
 import { RELEASE_TYPE, releaseName, urnName } from "../progress";
 import { CliError } from "../report";
-import { EXIT, type Environment, type ExitCode } from "../types";
+import type { OperationResult } from "../automation";
+import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
 
 /** One input of a resource that changes, as the engine's diff names it. */
 export interface InputChange {
@@ -236,15 +237,17 @@ export function stackChanges(stack: string, events: readonly EngineEvent[]): Sta
 
 /**
  * The program's information and warning messages about the stack as a whole (diagnostics of the stack resource,
- * which the program's config checks log against it), trimmed, each once, in order. Diagnostics of no resource
- * (the engine's and plugins' own) and of other resources are left out.
+ * which the program's config checks log against it), and the API server's warnings the server-side dry run logs
+ * on a release (engine/dryRun.ts: `server-side dry run of release …`, severity warning), trimmed, each once, in
+ * order. Other diagnostics of no resource (the engine's and plugins' own) and of other resources are left out.
  */
 export function programNotes(events: readonly EngineEvent[]): string[] {
   const notes: string[] = [];
   for (const e of events) {
     const d = e.diagnosticEvent;
     if (!d || (d.severity !== "info" && d.severity !== "warning") || d.ephemeral) continue;
-    if (!d.urn?.includes("::pulumi:pulumi:Stack::")) continue;
+    const dryRunWarning = d.severity === "warning" && d.message.startsWith("server-side dry run of release ");
+    if (!d.urn?.includes("::pulumi:pulumi:Stack::") && !dryRunWarning) continue;
     const text = d.message.trim();
     if (text && !notes.includes(text)) notes.push(text);
   }
@@ -348,39 +351,69 @@ export interface PreviewOptions {
  * initialised (stack metadata only; no resource is touched).
  */
 export async function preview(env: Environment, opts: PreviewOptions): Promise<ExitCode> {
-  const { mapBounded, openStack, policyPacks, resourceCounts, runOperation } = await import("../automation");
+  const { policyPacks } = await import("../automation");
   const { reportFailures, selectStacks } = await import("./select");
   const { control, compute } = selectStacks(env, opts.stack);
-  const packs = policyPacks(opts.policyPack);
-  const one = async (s: (typeof compute)[number]) => {
+  const { results, notPreviewed } = await previewStacks(env, control, compute, {
+    policyPacks: policyPacks(opts.policyPack),
+    parallel: opts.parallel,
+  });
+  const code = reportFailures(results);
+  const changes = results.filter((r) => r.ok).map((r) => stackChanges(r.stack, r.events));
+  if (opts.json) {
+    const failed = results.filter((r) => !r.ok).map((r) => r.stack);
+    process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
+  } else for (const l of previewLines(env, results, notPreviewed)) process.stdout.write(`${l}\n`);
+  if (code !== EXIT.ok) return code;
+  const drift = notPreviewed.length > 0 || changes.some((c) => c.releases.length + c.others.length > 0);
+  return opts.expectNoChanges && drift ? EXIT.drift : EXIT.ok;
+}
+
+/**
+ * Previews stacks of an environment: the control plane (when given) first, then the compute planes, at most
+ * `parallel` at once, when the control-plane stack has resources in the backend; without them a compute plane has
+ * no outputs to be previewed against and is returned in `notPreviewed`. A stack never initialised in the backend is
+ * initialised (stack metadata only). Each preview runs the program, so its config checks and the server-side dry
+ * run of every changed release (engine/dryRun.ts) refuse what `up` would fail on. Output: one result per previewed
+ * stack, in order. Throws CliError(EXIT.internal) when a stack cannot be opened.
+ */
+export async function previewStacks(
+  env: Environment,
+  control: StackFile | undefined,
+  compute: readonly StackFile[],
+  opts: { policyPacks?: string[]; parallel: number },
+): Promise<{ results: OperationResult[]; notPreviewed: string[] }> {
+  const { mapBounded, openStack, resourceCounts, runOperation } = await import("../automation");
+  const one = async (s: StackFile) => {
     const stack = await openStack(env, s, { create: true });
     if (!stack) throw new CliError(EXIT.internal, `stack ${s.stack} could not be opened`);
-    return runOperation("preview", stack, { policyPacks: packs });
+    return runOperation("preview", stack, { policyPacks: opts.policyPacks });
   };
-  // A compute plane is previewed against the control plane's outputs: with none yet there is nothing to
-  // compare, so it is named as not previewed (nvcf up deploys the control plane first).
   const controlDeployed = ((await resourceCounts(env)).get(env.control.stack) ?? 0) > 0;
   const results = [
     ...(control ? [await one(control)] : []),
     ...(controlDeployed ? await mapBounded(compute, opts.parallel, one) : []),
   ];
-  const notPreviewed = controlDeployed ? [] : compute.map((s) => s.stack);
-  const code = reportFailures(results);
+  return { results, notPreviewed: controlDeployed ? [] : compute.map((s) => s.stack) };
+}
+
+/**
+ * The summary lines of `previewStacks`' results: each moving stack's upgrade plan (upgrade/plan.ts) first, then
+ * `formatPreview`, then a line per stack not previewed (its control plane is not deployed yet).
+ */
+export function previewLines(
+  env: Environment,
+  results: readonly OperationResult[],
+  notPreviewed: readonly string[],
+): string[] {
   const changes = results.filter((r) => r.ok).map((r) => stackChanges(r.stack, r.events));
   const failed = results.filter((r) => !r.ok).map((r) => r.stack);
-  if (opts.json)
-    process.stdout.write(`${JSON.stringify({ stacks: changes, failed, notPreviewed }, null, 2)}\n`);
-  else {
-    // A stack that moves to another bundle: its program's upgrade plan first (upgrade/plan.ts).
-    for (const r of results) for (const l of upgradePlanLines(r.events)) process.stdout.write(`${l}\n`);
-    for (const l of formatPreview(changes, failed)) process.stdout.write(`${l}\n`);
-    for (const n of notPreviewed) {
-      process.stdout.write(
-        `${n}: not previewed: control-plane stack ${env.control.stack} is not deployed yet (nvcf up deploys it first)\n`,
-      );
-    }
-  }
-  if (code !== EXIT.ok) return code;
-  const drift = notPreviewed.length > 0 || changes.some((c) => c.releases.length + c.others.length > 0);
-  return opts.expectNoChanges && drift ? EXIT.drift : EXIT.ok;
+  return [
+    ...results.flatMap((r) => upgradePlanLines(r.events)),
+    ...formatPreview(changes, failed),
+    ...notPreviewed.map(
+      (n) =>
+        `${n}: not previewed: control-plane stack ${env.control.stack} is not deployed yet (nvcf up deploys it first)`,
+    ),
+  ];
 }

@@ -3,13 +3,20 @@
  * check before it passed:
  * 1. every selected stack's config is validated as the program does (EXIT.config, nothing touched);
  * 2. preflight (cli/preflight `runPreflight`; EXIT.preflight, nothing touched);
- * 3. `pulumi up` of the control plane, then of the compute planes in parallel (at most `--parallel` at once),
- *    with live progress per stack and per release (EXIT.config / EXIT.deployment on failure);
- * 4. verification (cli/health `checkHealth`) of the control plane and the compute planes selected, re-checking
+ * 3. a preview of every stack that can be previewed now (`nvcf preview`'s: the control plane, and the compute
+ *    planes when the control plane is deployed), whose summary is printed before the confirmation; the program's
+ *    config checks and the server-side dry run of each changed release (engine/dryRun.ts) refuse there what the
+ *    update would fail on (EXIT.config / EXIT.deployment, nothing touched);
+ * 4. `pulumi up` of the control plane, then of the compute planes in parallel (at most `--parallel` at once),
+ *    with live progress per stack and per release (EXIT.config / EXIT.deployment on failure); compute planes not
+ *    previewed in step 3 (their control plane was not deployed), and those whose preview failed while the control
+ *    plane changes (they read its outputs, which its update changes), are previewed once the control plane is
+ *    updated, and none of them is touched when one's preview fails;
+ * 5. verification (cli/health `checkHealth`) of the control plane and the compute planes selected, re-checking
  *    for up to `--verify-seconds` while an item is not healthy yet; EXIT.health when anything is still unhealthy.
  */
 import type { Stack } from "@pulumi/pulumi/automation";
-import { Progress } from "../progress";
+import { Progress, stepLines } from "../progress";
 import { CliError, printFindings } from "../report";
 import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
 import { confirm, reportFailures, requireYesOrTerminal, selectStacks } from "./select";
@@ -55,12 +62,6 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
       );
     }
   }
-  await confirm(
-    `Deploy ${selected.map((s) => s.stack).join(", ")} (environment ${env.name})?`,
-    opts.yes,
-    "up",
-  );
-
   // 1. Config, as the program validates it, for every stack before anything is touched.
   const stacks = new Map<string, Stack>();
   const problems: string[] = [];
@@ -87,8 +88,45 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
     return pre;
   }
 
-  // 3. The control plane, then the compute planes.
+  // 3. The preview, before the confirmation.
   const packs = a.policyPacks(opts.policyPack);
+  const { previewLines, previewStacks, stackChanges } = await import("./preview");
+  const previewed = await previewStacks(env, control, compute, {
+    policyPacks: packs,
+    parallel: opts.parallel,
+  });
+  // A compute plane reads its control plane's outputs, which an update of the control plane changes (a resumed
+  // upgrade may not even have them all yet): when the control plane changes, a compute plane whose preview failed
+  // is previewed again once the control plane is updated, and only that preview counts.
+  const controlResult = control && previewed.results.find((r) => r.stack === control.stack);
+  const controlChanges =
+    !!controlResult?.ok &&
+    (() => {
+      const c = stackChanges(controlResult.stack, controlResult.events);
+      return c.releases.length + c.others.length > 0;
+    })();
+  const deferred = controlChanges
+    ? previewed.results.filter((r) => !r.ok && r.stack !== control?.stack).map((r) => r.stack)
+    : [];
+  const counted = previewed.results.filter((r) => !deferred.includes(r.stack));
+  const refused = reportFailures(counted);
+  if (refused !== EXIT.ok) {
+    process.stderr.write("preview failed: nothing was changed\n");
+    return refused;
+  }
+  for (const l of previewLines(env, counted, previewed.notPreviewed)) out(`preview: ${l}`);
+  for (const s of deferred)
+    out(
+      `preview: ${s}: previewed again after control-plane stack ${env.control.stack} is updated ` +
+        `(its preview against the control plane's present outputs failed)`,
+    );
+  await confirm(
+    `Deploy ${selected.map((s) => s.stack).join(", ")} (environment ${env.name})?`,
+    opts.yes,
+    "up",
+  );
+
+  // 4. The control plane, then the compute planes.
   const progress = progressFor(
     "up",
     selected.map((s) => s.stack),
@@ -98,7 +136,11 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
     progress.start(s.stack);
     const r = await a.runOperation("up", stacks.get(s.stack) as Stack, {
       policyPacks: packs,
-      onEvent: (e) => progress.event(s.stack, e),
+      onEvent: (e) => {
+        progress.event(s.stack, e);
+        // A bundle move's steps (a resumed upgrade): what each printed.
+        stepLines(e, (l) => progress.line(s.stack, l));
+      },
     });
     progress.finish(s.stack, r.ok, r.changes);
     return r;
@@ -112,6 +154,24 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
         return reportFailures([r]);
       }
     }
+    const late = compute.filter(
+      (s) => previewed.notPreviewed.includes(s.stack) || deferred.includes(s.stack),
+    );
+    if (late.length) {
+      const again = await previewStacks(env, undefined, late, {
+        policyPacks: packs,
+        parallel: opts.parallel,
+      });
+      const code = reportFailures(again.results);
+      if (code !== EXIT.ok) {
+        for (const s of compute) progress.skip(s.stack, "a compute plane's preview failed");
+        progress.close();
+        process.stderr.write(
+          `preview failed: nothing was changed on ${compute.map((s) => s.stack).join(", ")}\n`,
+        );
+        return code;
+      }
+    }
     const results = await a.mapBounded(compute, opts.parallel, one);
     progress.close();
     const code = reportFailures(results);
@@ -120,7 +180,7 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
     progress.close();
   }
 
-  // 4. Verification: the control plane, which every compute plane stands on, and the compute planes brought up
+  // 5. Verification: the control plane, which every compute plane stands on, and the compute planes brought up
   // here (a GPU cluster left out with --stack may not be deployed at all).
   const { checkHealth } = await import("../health");
   const registrations = await a.registrationsOf(env);

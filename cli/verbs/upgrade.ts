@@ -26,7 +26,7 @@
  * continues; Ctrl-C twice exits at once.
  */
 import * as fs from "node:fs";
-import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { BUNDLE_VERSIONS, type BundleVersion } from "../../catalog/releases";
 import {
   type UpgradePlan,
@@ -39,7 +39,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema
 import { parsePropertyPath, setPath } from "../../config/paths";
 import type { ComputeInputs } from "../../values/compute";
 import type { OperationResult } from "../automation";
-import { urnName } from "../progress";
+import { stepLines } from "../progress";
 import { CliError, printFindings } from "../report";
 import { EXIT, type Environment, type ExitCode, type Finding, type StackFile } from "../types";
 import { formatPreview, stackChanges } from "./preview";
@@ -212,9 +212,6 @@ export function configAtTarget(
 
 const out = (l: string) => process.stdout.write(`${l}\n`);
 const err = (l: string) => process.stderr.write(`${l}\n`);
-
-/** The step resources of the upgrade (components/upgradeSteps.ts) whose printed lines are shown. */
-const STEP_NAME = /-(openbao-rollout|cassandra-adoption-prepare|cassandra-adoption-verify)$/;
 
 /** Runs the verb (see the module comment). Returns the exit code. */
 export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<ExitCode> {
@@ -457,18 +454,4 @@ export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<E
         .join(", "),
   );
   return EXIT.ok;
-}
-
-/**
- * The lines an upgrade step printed (its `stdout` output), from its outputs event, each passed to `line` as
- * `step <name>: <text>`. Other events are ignored.
- */
-export function stepLines(e: EngineEvent, line: (text: string) => void): void {
-  const m = e.resOutputsEvent?.metadata;
-  if (!m || m.type !== "command:local:Command" || !STEP_NAME.test(urnName(m.urn))) return;
-  if (m.op === "same") return;
-  const stdout = m.new?.outputs?.["stdout"];
-  if (typeof stdout !== "string") return;
-  const name = urnName(m.urn).replace(/^[^-]+-/, "");
-  for (const l of stdout.split("\n").filter(Boolean)) line(`step ${name}: ${l}`);
 }

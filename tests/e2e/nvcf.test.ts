@@ -175,7 +175,18 @@ describe("up, preview, status, destroy", () => {
     const stamp = "^\\[ *\\d+s\\] ";
     const line = (stack: string, text: string) => new RegExp(`${stamp}${stack} +${text}$`);
     const devDone = at(line("dev", "up done in \\d+m?\\d*s: \\d+ created"));
-    expect(at(line("dev", "up started"))).toBe(pre + 1);
+    // Then the preview, before anything is touched: the control plane's, the GPU clusters' named as not previewed
+    // yet (their control plane is not deployed; they are previewed once it is).
+    const previewed = out.map((l, i) => (l.startsWith("preview: ") ? i : -1)).filter((i) => i >= 0);
+    expect(previewed[0]).toBe(pre + 1);
+    const lastPreview = previewed[previewed.length - 1];
+    expect(previewed).toEqual(Array.from({ length: lastPreview - pre }, (_, k) => pre + 1 + k));
+    expect(out[pre + 1]).toMatch(/^preview: dev: \d+ releases and \d+ other resources would change$/);
+    expect(out.slice(lastPreview - 1, lastPreview + 1)).toEqual([
+      "preview: dev-gpu-a: not previewed: control-plane stack dev is not deployed yet (nvcf up deploys it first)",
+      "preview: dev-gpu-b: not previewed: control-plane stack dev is not deployed yet (nvcf up deploys it first)",
+    ]);
+    expect(at(line("dev", "up started"))).toBe(lastPreview + 1);
     expect(devDone).toBeGreaterThan(pre + 1);
     for (const s of ["dev-gpu-a", "dev-gpu-b"]) {
       expect(at(line(s, "up started"))).toBeGreaterThan(devDone);
@@ -202,9 +213,9 @@ describe("up, preview, status, destroy", () => {
       expect(installing("otel-collector")).toBeGreaterThan(installed("victoria-metrics"));
     }
     expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
-    // Every line is preflight, a progress line or the verification summary.
+    // Every line is preflight, the preview, a progress line or the verification summary.
     expect(out.filter((l) => !new RegExp(stamp).test(l))).toEqual([
-      ...out.slice(0, pre + 1),
+      ...out.slice(0, lastPreview + 1),
       out[out.length - 1],
     ]);
     for (const c of CONTEXTS) expect(namespaces(c).length).toBeGreaterThan(before.get(c)?.length ?? 0);
@@ -364,7 +375,14 @@ describe("up, preview, status, destroy", () => {
     const r = nvcf("up", "--env", "dev", "--yes", "--plain");
     if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
     const out = lines(r.out);
-    preflightPassed(out);
+    const pre = preflightPassed(out);
+    // The preview before the update: all three stacks (the control plane is deployed), nothing to change.
+    expect(out.slice(pre + 1, pre + 2 + 3)).toEqual([
+      "preview: dev: no changes",
+      "preview: dev-gpu-a: no changes",
+      "preview: dev-gpu-b: no changes",
+      "preview: no changes in 3 stacks",
+    ]);
     for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) {
       const first = created(up.out, s);
       expect([s, first]).toEqual([s, expect.stringMatching(/^\d+$/)]);

@@ -248,8 +248,13 @@ describe("control plane", () => {
     expect(Buffer.from(sidecar, "base64").toString()).toBe(`robot:${REGISTRY_KEY}`);
   });
 
-  test("a second preview shows no changes; the program asked the API server for its OpenAPI document first", () => {
+  test("a second preview shows no changes and sends no dry run; the program asked the API server for its OpenAPI document first", () => {
     const r = pulumi("dev", "preview", "--expect-no-changes", "--diff", "--debug");
+    // engine/dryRun.ts: no release's inputs changed, so no object goes to the API server.
+    expect(r.stderr).toContain(
+      "server-side dry run: no release's inputs changed; nothing sent to the API server",
+    );
+    expect(r.stdout).not.toContain("server-side dry run of release");
     // engine/warmup.ts warmUpFromRawConfig, under the real engine, with the dev stack's context (kwok-nvcf-dev); with
     // --diff the CLI prints debug messages on standard error.
     expect(`${r.stdout}\n${r.stderr}`).toMatch(
@@ -541,6 +546,228 @@ describe("settings that cannot change in place", () => {
     expect(urns()).toEqual(before.urns);
     pulumi("dev", "config", "rm", "nvcf:storage");
     pulumi("dev", "config", "rm", "nvcf:cassandraPassword");
+    pulumi("dev", "preview", "--expect-no-changes");
+  });
+});
+
+describe("changes the live cluster refuses: the preview's server-side dry run", () => {
+  /** Every Helm release record on nvcf-dev (one Secret per revision): a refused preview adds none. */
+  const records = () =>
+    kubectl("dev", "get", "secrets", "-A", "-l", "owner=helm", "-o", "name")
+      .split("\n")
+      .filter(Boolean)
+      .sort();
+  const kubectlDev = (...args: string[]) => kubectl("dev", ...args);
+  const apply = (doc: string) =>
+    project.run("kubectl", ["--context", "kwok-nvcf-dev", "apply", "-f", "-"], { input: doc });
+  /** A preview that must fail: its output (both streams), after checking the exit status and that no stack trace shows. */
+  const refusedPreview = (...extra: string[]) => {
+    const r = pulumiMayFail("dev", "preview", ...extra);
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    expect(out).not.toMatch(/unhandled exception|\n\s+at /);
+    return out;
+  };
+  const HEADER = (n: number) =>
+    `stack "dev": the cluster refuses ${n} change${n === 1 ? "" : "s"} of this preview (server-side dry run); nothing was changed:`;
+  const RULE_FIX =
+    "Fix: change the setting so that the object meets the rule, or have the cluster's administrators change the rule";
+
+  // The rules are cluster-wide objects the program does not own: none is left behind, also when a case failed.
+  const removeRules = () => {
+    for (const [kind, name] of [
+      ["validatingadmissionpolicybinding", "one-replica-in-api-keys"],
+      ["validatingadmissionpolicy", "one-replica-per-workload"],
+      ["crd", "scaledobjects.keda.sh"],
+    ])
+      kubectlDev("delete", kind, name, "--ignore-not-found");
+    kubectlDev("delete", "quota", "secrets-cap", "-n", "api-keys", "--ignore-not-found");
+  };
+  beforeAll(removeRules);
+  afterAll(removeRules);
+
+  // An organisation's admission rule the program knows nothing of: at most one replica per workload in api-keys.
+  const POLICY = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: one-replica-per-workload
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["deployments", "statefulsets"]
+  validations:
+    - expression: "!has(object.spec.replicas) || object.spec.replicas <= 1"
+      message: "workloads in api-keys run one replica"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: one-replica-in-api-keys
+spec:
+  policyName: one-replica-per-workload
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: api-keys
+`;
+
+  test("an admission policy: preview and the pull-request step fail naming release, object and policy; no revision is written", () => {
+    apply(POLICY);
+    const before = records();
+    pulumi("dev", "config", "set", "--path", "nvcf:releaseValues.api-keys.apikeys.replicaCount", "2");
+    const out = refusedPreview();
+    expect(diagnostics(out)).toEqual([
+      HEADER(1),
+      `  - release api-keys: update Deployment api-keys/api-keys: workloads in api-keys run one replica (ValidatingAdmissionPolicy one-replica-per-workload, binding one-replica-in-api-keys). ${RULE_FIX}`,
+    ]);
+    // The pull-request workflow's preview step (.github/workflows/preview.yml runs this script) fails and its
+    // comment shows the refusal under the control plane's stack.
+    const report = path.join(work, ".preview/report.md");
+    const step = project.run("bash", ["scripts/preview-environment.sh", "dev", report], { allowFail: true });
+    expect(step.status).toBe(1);
+    const comment = fs.readFileSync(report, "utf8");
+    expect(comment).toContain("<summary><code>dev</code>: FAILED");
+    expect(comment).toContain(
+      "release api-keys: update Deployment api-keys/api-keys: workloads in api-keys run one replica (ValidatingAdmissionPolicy one-replica-per-workload, binding one-replica-in-api-keys)",
+    );
+    expect(records()).toEqual(before);
+  });
+
+  test("without the policy the same change previews with the API server's warnings, and up applies it", () => {
+    kubectlDev("delete", "validatingadmissionpolicybinding", "one-replica-in-api-keys");
+    kubectlDev("delete", "validatingadmissionpolicy", "one-replica-per-workload");
+    // Pod Security admission in warn mode: the API server accepts and warns; the preview shows it and passes.
+    kubectlDev("label", "namespace", "api-keys", "pod-security.kubernetes.io/warn=restricted");
+    const r = pulumi("dev", "preview");
+    expect(r.stdout).toMatch(
+      /warning: server-side dry run of release api-keys: update Deployment api-keys\/api-keys: would violate PodSecurity "restricted:latest": /,
+    );
+    expect(r.stdout).toContain("server-side dry run of release api-keys: 1 update, 1 record accepted");
+    kubectlDev("label", "namespace", "api-keys", "pod-security.kubernetes.io/warn-");
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(kubectlDev("get", "deploy", "api-keys", "-n", "api-keys", "-o", "jsonpath={.spec.replicas}")).toBe(
+      "2",
+    );
+  });
+
+  test("a quota: the release record Helm would write is refused; without the quota the change applies", () => {
+    const secrets = kubectlDev("get", "secrets", "-n", "api-keys", "-o", "name")
+      .split("\n")
+      .filter(Boolean).length;
+    kubectlDev("create", "quota", "secrets-cap", "-n", "api-keys", `--hard=count/secrets=${secrets}`);
+    // The quota controller fills in what is used; the API server judges creates against that.
+    expect(
+      waitForValue(
+        "dev",
+        ["get", "quota", "secrets-cap", "-n", "api-keys", "-o", "jsonpath={.status.used.count/secrets}"],
+        String(secrets),
+        60,
+      ),
+    ).toBe(String(secrets));
+    const before = records();
+    // Back to the chart's default replica count: a new revision of api-keys.
+    pulumi("dev", "config", "rm", "nvcf:releaseValues");
+    const lines = diagnostics(refusedPreview());
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(HEADER(1));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^  - release api-keys: record Secret api-keys/sh\\.helm\\.release\\.v1\\.api-keys\\.v\\d+: .*count/secrets=${secrets}.* \\(ResourceQuota secrets-cap\\)\\. Fix: raise the quota, or have the release create fewer or smaller objects there$`,
+      ),
+    );
+    expect(records()).toEqual(before);
+    kubectlDev("delete", "quota", "secrets-cap", "-n", "api-keys");
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(kubectlDev("get", "deploy", "api-keys", "-n", "api-keys", "-o", "jsonpath={.spec.replicas}")).toBe(
+      "1",
+    );
+  });
+
+  // A hot-fix chart version of api-keys (charts.versionOverrides) that changes the Deployment's selector and adds an
+  // object of a CRD the cluster does not have: a stand-in copy in the working copy's chart directory.
+  const HOTFIX = "1.6.98";
+  const SCALED_OBJECT_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: scaledobjects.keda.sh
+spec:
+  group: keda.sh
+  scope: Namespaced
+  names: {kind: ScaledObject, listKind: ScaledObjectList, plural: scaledobjects, singular: scaledobject}
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+
+  test("an immutable field no install-only setting names and a kind the cluster does not serve: both listed, with the field and the fix", () => {
+    const dir = path.join(work, "tests/charts", `helm-nvcf-api-keys-${HOTFIX}`);
+    fs.cpSync(path.join(work, "tests/charts/helm-nvcf-api-keys"), dir, { recursive: true });
+    const chartYaml = path.join(dir, "Chart.yaml");
+    fs.writeFileSync(
+      chartYaml,
+      fs.readFileSync(chartYaml, "utf8").replace(/^version: .*$/m, `version: ${HOTFIX}`),
+    );
+    const workload = path.join(dir, "templates/workload.yaml");
+    const text = fs.readFileSync(workload, "utf8");
+    expect(text).toContain('"app" "helm-nvcf-api-keys"');
+    fs.writeFileSync(workload, text.replace('"app" "helm-nvcf-api-keys"', '"app" "helm-nvcf-api-keys-v2"'));
+    fs.writeFileSync(
+      path.join(dir, "templates/scaledobject.yaml"),
+      "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: api-keys\nspec:\n  scaleTargetRef:\n    name: api-keys\n  maxReplicaCount: 2\n",
+    );
+    const before = records();
+    pulumi("dev", "config", "set", "--path", "nvcf:charts.versionOverrides.api-keys", HOTFIX);
+    expect(diagnostics(refusedPreview())).toEqual([
+      HEADER(2),
+      "  - release api-keys: create ScaledObject api-keys/api-keys: the cluster does not serve keda.sh/v1alpha1 ScaledObject: no API group version or CRD defines it (kind not served). " +
+        "Fix: install the CRD or enable the API that serves it before this update, or turn off the setting that renders the object",
+      '  - release api-keys: update Deployment api-keys/api-keys: spec.selector cannot change in place: spec.selector.matchLabels["app.kubernetes.io/name"] ("helm-nvcf-api-keys" → "helm-nvcf-api-keys-v2") (API server: field is immutable) (immutable field). ' +
+        "Fix: keep spec.selector as deployed, or delete the object first (kubectl delete deployment api-keys -n api-keys: its pods are replaced when the update creates it anew; docs/installed-settings.md)",
+    ]);
+    expect(records()).toEqual(before);
+  });
+
+  test("with the CRD installed and the Deployment deleted as the fix says, the same change previews and applies", () => {
+    apply(SCALED_OBJECT_CRD);
+    // The CRD alone: only the selector is left.
+    const lines = diagnostics(refusedPreview());
+    expect(lines[0]).toBe(HEADER(1));
+    expect(lines[1]).toMatch(
+      /^ {2}- release api-keys: update Deployment api-keys\/api-keys: spec\.selector cannot change in place/,
+    );
+    kubectlDev("delete", "deployment", "api-keys", "-n", "api-keys");
+    expect(pulumi("dev", "preview").stdout).toContain(
+      "server-side dry run of release api-keys: 2 creates, 3 updates, 1 record accepted",
+    );
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    expect(kubectlDev("get", "scaledobject", "api-keys", "-n", "api-keys", "-o", "name").trim()).toBe(
+      "scaledobject.keda.sh/api-keys",
+    );
+    expect(
+      kubectlDev(
+        "get",
+        "deploy",
+        "api-keys",
+        "-n",
+        "api-keys",
+        "-o",
+        "jsonpath={.spec.selector.matchLabels.app\\.kubernetes\\.io/name}",
+      ),
+    ).toBe("helm-nvcf-api-keys-v2");
+    // Back to the bundle's chart: the selector changes back the same way.
+    pulumi("dev", "config", "rm", "--path", "nvcf:charts.versionOverrides");
+    kubectlDev("delete", "deployment", "api-keys", "-n", "api-keys");
+    pulumi("dev", "up", "--yes", "--skip-preview");
+    kubectlDev("delete", "crd", "scaledobjects.keda.sh");
+    // Every change of this block is undone: the program previews no changes.
     pulumi("dev", "preview", "--expect-no-changes");
   });
 });

@@ -13,7 +13,11 @@
  *    node; a downgrade to 0.6.1 refused before anything is touched.
  * 3. The upgrade to 0.8.0 (KAI and topology-aware scheduling joining gpu-b with the bundle change, `--set`),
  *    interrupted with SIGINT to the command's process group once the Cassandra phase has started (its record
- *    ConfigMap exists), then the same command again: it resumes and converges.
+ *    ConfigMap exists); then `nvcf up --env dev` resumes and converges (control plane first). Before it, the
+ *    state a pull request moving the three stack files meets (the files at 0.8.0, every stack at 0.7.0):
+ *    `nvcf preview` and the pull-request workflow's preview step (scripts/preview-environment.sh) pass with every
+ *    stack's plan, the GPU stacks previewed against the control plane's target; a GPU stack's update is still
+ *    refused before its control plane is there, and a GPU stack moved alone fails its preview.
  * 4. Then: every release at its 0.8.0 chart version, only the releases whose chart or values changed upgraded (Helm
  *    revisions), every marker and row still there, every claim with its UID, the GPU clusters' registration IDs
  *    unchanged and their NVCFBackends healthy, `nvcf status` exit 0, `bundleVersion` 0.8.0 on every stack, and a
@@ -293,6 +297,65 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     );
   }, 300_000);
 
+  test("the pull request's view of the stack files at 0.8.0: nvcf preview and the pull-request step pass with every stack's plan", () => {
+    // The state a pull request that moves all three stack files meets: the files name 0.8.0 (and the settings that
+    // go with it), every stack still runs 0.7.0. Each GPU stack is previewed against its control plane's target,
+    // and says so.
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"])
+      p.pulumi(s, ["config", "set", "nvcf:bundleVersion", "0.8.0"]);
+    for (const k of ["kaiScheduler", "topologyAwareScheduling"])
+      p.pulumi("dev-gpu-b", ["config", "set", "--path", `nvcf:addons.${k}.enabled`, "true"]);
+    const r = nvcf(p, "preview", "--env", "dev");
+    if (r.code !== 0) throw new Error(`nvcf preview exited ${r.code}\n${r.out}\n${r.err}`);
+    const out = lines(r.out);
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"])
+      expect(out).toContainEqual(`upgrade plan of stack ${s}: NVCF bundle 0.7.0 → 0.8.0`);
+    const note =
+      "  note: previewed against the target of control-plane stack organization/nvcf/dev: its stack file moves it to bundle 0.8.0 " +
+      "(it runs 0.7.0); pulumi up of this stack needs the control plane upgraded first (nvcf up --env dev runs them in order)";
+    expect(out.filter((l) => l === note)).toHaveLength(2);
+    const report = path.join(p.work, ".preview/report.md");
+    const step = p.run("bash", ["scripts/preview-environment.sh", "dev", report], { allowFail: true });
+    expect(step.status).toBe(0);
+    const comment = fs.readFileSync(report, "utf8");
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"])
+      expect(comment).toContain(`<summary><code>${s}</code>: passed</summary>`);
+  }, 900_000);
+
+  test("a GPU stack's update still needs its control plane there first, and a GPU stack moved alone fails its preview", () => {
+    const gpuA = releases(p, "gpu-a");
+    const upA = p.pulumi("dev-gpu-a", ["up", "--yes", "--skip-preview"], { allowFail: true });
+    expect(upA.status).not.toBe(0);
+    expect(`${upA.stdout}\n${upA.stderr}`).toMatch(
+      /- nvcf:bundleVersion: expected "0\.7\.0", the NVCF bundle control-plane stack organization\/nvcf\/dev runs, found "0\.8\.0"\. Fix: pulumi config set nvcf:bundleVersion 0\.7\.0, or upgrade the control plane first/,
+    );
+    // A pull request that moves only the GPU stacks: the control plane's stack file still names 0.7.0.
+    const file = path.join(p.work, "Pulumi.dev.yaml");
+    const text = fs.readFileSync(file, "utf8");
+    const moved = text.replace(
+      /^(\s*nvcf:bundleVersion:\s*)"?0\.8\.0"?$/m,
+      (_, key: string) => `${key}0.7.0`,
+    );
+    expect(moved).not.toBe(text);
+    fs.writeFileSync(file, moved);
+    try {
+      const pv = p.pulumi("dev-gpu-a", ["preview"], { allowFail: true });
+      expect(pv.status).not.toBe(0);
+      expect(`${pv.stdout}\n${pv.stderr}`).toMatch(
+        /- nvcf:bundleVersion: expected "0\.7\.0", the NVCF bundle control-plane stack/,
+      );
+    } finally {
+      fs.writeFileSync(file, text);
+    }
+    expect(releases(p, "gpu-a")).toEqual(gpuA);
+    // Back to the files the deployment has: `nvcf upgrade` moves them itself.
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"])
+      p.pulumi(s, ["config", "set", "nvcf:bundleVersion", "0.7.0"]);
+    for (const k of ["kaiScheduler", "topologyAwareScheduling"])
+      p.pulumi("dev-gpu-b", ["config", "set", "--path", `nvcf:addons.${k}.enabled`, "false"]);
+    for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+  }, 600_000);
+
   test("SIGINT during the Cassandra phase stops the upgrade; the outputs still name 0.7.0", async () => {
     const child: ChildProcess = spawn(
       "npx",
@@ -339,14 +402,18 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     );
   }, 1_200_000);
 
-  test("the same command again resumes and converges", () => {
-    const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain", ...TARGET_SETS);
-    if (r.code !== 0) throw new Error(`nvcf upgrade exited ${r.code}\n${r.out}\n${r.err}`);
+  test("nvcf up --env dev resumes the interrupted upgrade and converges, control plane first", () => {
+    const r = nvcf(p, "up", "--env", "dev", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
     const out = lines(r.out);
-    expect(out[1]).toBe("clusters answering: dev, dev-gpu-a, dev-gpu-b");
-    expect(out[0]).toMatch(
-      /^resuming the upgrade of environment dev to 0\.8\.0: the stack files name 0\.8\.0, .*dev is still at 0\.7\.0/,
-    );
+    // The preview before anything is touched: the control plane's resumed plan. The GPU stacks cannot be previewed
+    // against the outputs the interrupted update left (their registrations are not published yet): they are
+    // previewed again once the control plane is updated.
+    expect(out).toContainEqual("preview: upgrade plan of stack dev: NVCF bundle 0.7.0 → 0.8.0");
+    for (const s of ["dev-gpu-a", "dev-gpu-b"])
+      expect(out).toContainEqual(
+        `preview: ${s}: previewed again after control-plane stack dev is updated (its preview against the control plane's present outputs failed)`,
+      );
     expect(out).toContainEqual(
       expect.stringMatching(
         /^\[ *\d+s\] dev +step cassandra-adoption-verify: .*row counts as recorded before the adoption: .*nvcf_api\.upgrade_marker=3/,
@@ -355,7 +422,12 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     expect(out).toContainEqual(
       expect.stringMatching(/^\[ *\d+s\] dev +step cassandra-adoption-verify: writers restored: /),
     );
-    expect(out.pop()).toBe("environment dev upgraded to NVCF bundle 0.8.0: dev, dev-gpu-a, dev-gpu-b");
+    const at = (re: RegExp) => out.findIndex((l) => re.test(l));
+    const devDone = at(/^\[ *\d+s\] dev +up done in /);
+    expect(devDone).toBeGreaterThan(0);
+    for (const s of ["dev-gpu-a", "dev-gpu-b"])
+      expect(at(new RegExp(`^\\[ *\\d+s\\] ${s} +up started$`))).toBeGreaterThan(devDone);
+    expect(out.pop()).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
   }, 1_800_000);
 
   test("every release at its 0.8.0 chart version; only releases whose chart or values changed were upgraded", () => {

@@ -11,6 +11,8 @@ import * as yaml from "js-yaml";
 const ROOT = path.resolve(__dirname, "../../..");
 const WORKFLOWS = path.join(ROOT, ".github/workflows");
 const FILE = path.join(WORKFLOWS, "preview.yml");
+/** The script the preview step runs (the end-to-end suite runs it on the local clusters). */
+const PREVIEW_SCRIPT = fs.readFileSync(path.join(ROOT, "scripts/preview-environment.sh"), "utf8");
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const wf = yaml.load(fs.readFileSync(FILE, "utf8")) as Obj;
@@ -52,7 +54,9 @@ test("previews install the real Pulumi CLI the documented way, Node 20 and npm c
 });
 
 test("every preview and update runs with the policy pack; a failed preview fails the check", () => {
-  expect(runs("preview")).toMatch(/pulumi preview --stack "\$s" --diff .*--policy-pack policy/);
+  expect(runs("preview")).toContain('bash scripts/preview-environment.sh "$ENVIRONMENT" "$report"');
+  expect(PREVIEW_SCRIPT).toMatch(/pulumi preview --stack "\$s" --diff .*--policy-pack policy/);
+  expect(PREVIEW_SCRIPT).toContain('exit "$failed"');
   expect(runs("up")).toContain(
     'pulumi up --stack "$ENVIRONMENT" --yes --non-interactive --policy-pack policy',
   );
@@ -66,7 +70,7 @@ test("one comment per environment on the pull request, found by its marker and e
     "${{ fromJSON(needs.environments.outputs.list) }}",
   );
   expect(wf["jobs"]["preview"]["permissions"]["pull-requests"]).toBe("write");
-  expect(runs("preview")).toContain('echo "<!-- nvcf-preview:$ENVIRONMENT -->"');
+  expect(PREVIEW_SCRIPT).toContain('echo "<!-- nvcf-preview:$environment -->"');
   const comment = steps("preview").find((x) => String(x["uses"]).startsWith("actions/github-script@"));
   expect(comment?.["with"]?.["script"]).toContain("c.body.startsWith(marker)");
   expect(comment?.["with"]?.["script"]).toContain("github.rest.issues.updateComment");

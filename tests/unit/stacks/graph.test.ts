@@ -6,16 +6,18 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { type ReleaseSpec, enabledReleases, planeReleases } from "../../../catalog/releases";
 import { missingListeners } from "../../../config/routes";
 import { validateConfig } from "../../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../../config/schema";
 import { PLAIN_OUTPUT_NAMES, SECRET_OUTPUT_NAMES, readControlPlane } from "../../../contract/controlPlane";
-import { computeInputs, controlPlaneValues } from "../../../stacks/compute";
+import { computeInputs, controlPlaneTarget, controlPlaneValues } from "../../../stacks/compute";
 import { computeFlags, controlFlags } from "../../../config/flags";
 import { computeInputsFixture } from "../fixtures/configs";
 import { INSTALLED_DIGESTS_OUTPUT } from "../../../stacks/installedSettings";
+import { RELEASE_INPUTS_OUTPUT } from "../../../engine/dryRun";
 import {
   ROOT,
   type RenderResult,
@@ -99,8 +101,18 @@ describe.each(controlStacks)("control-plane stack %s", (stack) => {
 
   test("the contract: plain outputs plain, each secret its own secret output", () => {
     for (const k of PLAIN_OUTPUT_NAMES) expect(Object.keys(r.outputs)).toContain(k);
-    // The contract's secret outputs, and the digests of the installed settings (stacks/installedSettings.ts).
-    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
+    // The contract's secret outputs, the digests of the installed settings (stacks/installedSettings.ts) and of
+    // each release's inputs (engine/dryRun.ts).
+    expect(r.secretOutputs.sort()).toEqual(
+      [...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT, RELEASE_INPUTS_OUTPUT].sort(),
+    );
+    // One digest per release, none in plain text.
+    const digests = r.outputs[RELEASE_INPUTS_OUTPUT] as Record<string, unknown>;
+    expect(Object.keys(digests).sort()).toEqual(
+      Object.keys(r.outputs["releases"] as Record<string, unknown>)
+        .concat(Object.keys(digests).includes("eg") ? ["eg"] : [])
+        .sort(),
+    );
   });
 
   test("every child has a parent", () => {
@@ -532,6 +544,29 @@ describe("stack reference contract", () => {
     expect(() => computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" })).toThrow(
       /- nvcf:bundleVersion: expected "0\.7\.0", the NVCF bundle control-plane stack organization\/nvcf\/dev runs, found "0\.8\.0"\. Fix: pulumi config set nvcf:bundleVersion 0\.7\.0/,
     );
+  });
+  test("in a preview, a bundle the control plane's own stack file moves it to is not a mismatch; another one is", () => {
+    expect(computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" }, "dev-gpu-a", "0.8.0")).toEqual(
+      computeInputs(cfg(), cp),
+    );
+    expect(() => computeInputs(cfg(), { ...cp, bundleVersion: "0.7.0" }, "dev-gpu-a", "0.7.0")).toThrow(
+      /- nvcf:bundleVersion: expected "0\.7\.0", the NVCF bundle control-plane stack organization\/nvcf\/dev runs, found "0\.8\.0"/,
+    );
+  });
+  test("the control plane's target bundle is read from its stack file in the project directory, if there is one", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-target-"));
+    try {
+      expect(controlPlaneTarget(cfg(), dir)).toBeUndefined();
+      fs.writeFileSync(
+        path.join(dir, "Pulumi.dev.yaml"),
+        "config:\n  nvcf:bundleVersion: 0.8.0\n  nvcf:plane: control\n",
+      );
+      expect(controlPlaneTarget(cfg(), dir)).toBe("0.8.0");
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  nvcf:plane: control\n");
+      expect(controlPlaneTarget(cfg(), dir)).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
   test("a different contract version is refused", () => {
     expect(() => computeInputs(cfg(), { ...cp, contractVersion: 2 })).toThrow(

@@ -3,6 +3,7 @@
  * with the stack's previous outputs given as its reference to itself answers them): which steps exist, the order a
  * move imposes, the values an adopted Cassandra keeps, the outputs, and the refusals before anything is touched.
  */
+import { RELEASE_INPUTS_OUTPUT } from "../../../engine/dryRun";
 import * as path from "node:path";
 import { API_INSTALL_ONLY_VALUES } from "../../../components/controlPlane";
 import { SECRET_OUTPUT_NAMES } from "../../../contract/controlPlane";
@@ -112,7 +113,9 @@ describe("dev, 0.7.0 → 0.8.0", () => {
   test("outputs: the bundle reached, Cassandra's layout kept for later runs", () => {
     expect(r.outputs["bundleVersion"]).toBe("0.8.0");
     expect(r.outputs["cassandraDataLayout"]).toBe("bitnami");
-    expect(r.secretOutputs.sort()).toEqual([...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT].sort());
+    expect(r.secretOutputs.sort()).toEqual(
+      [...SECRET_OUTPUT_NAMES, INSTALLED_DIGESTS_OUTPUT, RELEASE_INPUTS_OUTPUT].sort(),
+    );
   });
 
   test("the account commands follow the api release at the new bundle, so the move's phases too", () => {

@@ -83,19 +83,32 @@ test("the program's own information and warnings about the stack are listed unde
     ),
     diag("info", "progress", stackUrn, true),
     diag("error", "an error", stackUrn),
+    // The server-side dry run: the API server's warnings on a release are listed, its summary note is not.
+    diag(
+      "warning",
+      'server-side dry run of release api: update Deployment api/api: would violate PodSecurity "restricted:latest": runAsNonRoot != true',
+      "urn:pulumi:dev::nvcf::kubernetes:helm.sh/v3:Release::nvcf-api",
+    ),
+    diag(
+      "info",
+      "server-side dry run of release api: 1 update, 1 record accepted",
+      "urn:pulumi:dev::nvcf::kubernetes:helm.sh/v3:Release::nvcf-api",
+    ),
   ];
   const c = stackChanges("dev", noted);
   expect(c.notes).toEqual([
     "nvcf:releaseValues.a.b is passed to chart c 1.0.0 unchecked (nvcf:releaseValuesUnchecked: the chart does not declare it)",
     "nvcf:allowInstalledChanges[0] (cassandra.volumes): nothing of it changes",
+    'server-side dry run of release api: update Deployment api/api: would violate PodSecurity "restricted:latest": runAsNonRoot != true',
   ]);
   const lines = formatPreview([c, { stack: "dev-gpu-a", releases: [], others: [], notes: ["one note"] }]);
-  expect(lines.slice(7, 12)).toEqual([
+  expect(lines.slice(7, 13)).toEqual([
     expect.stringMatching(
       /^  ~ command:local:Command nvcf-register-gpu-b-register \(update\): runs nvcf-cli/,
     ),
     `  note: ${c.notes[0]}`,
     `  note: ${c.notes[1]}`,
+    `  note: ${c.notes[2]}`,
     "dev-gpu-a: no changes",
     "  note: one note",
   ]);

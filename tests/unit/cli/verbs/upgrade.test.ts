@@ -1,7 +1,7 @@
 /**
  * `nvcf upgrade` (cli/verbs/upgrade.ts) without a backend or a cluster: its arguments and the refusals that come
  * before anything is read, the decision it makes from what the backend holds (start, resume, done, a stack file
- * naming a third bundle), the config at the target with the `--set` changes, and the step lines it shows.
+ * naming a third bundle), the config at the target with the `--set` changes, and the step lines it (and `nvcf up`) shows (cli/progress.ts `stepLines`).
  */
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
@@ -13,9 +13,9 @@ import {
   type DeployedStack,
   configAtTarget,
   parseSettings,
-  stepLines,
   upgradeDecision,
 } from "../../../../cli/verbs/upgrade";
+import { stepLines } from "../../../../cli/progress";
 import { upgradePlanLines } from "../../../../cli/verbs/preview";
 import { parseRaw } from "../../../../config/load";
 

@@ -1,6 +1,7 @@
 /**
- * A bounded worker pool, dependency-free so that both the Automation API plumbing (cli/automation.ts) and
- * the preflight checks (cli/preflight/*) can use it without loading each other's modules.
+ * A bounded worker pool, dependency-free: the requests of the server-side dry run (kube/dryRun.ts), the Automation
+ * API plumbing (cli/automation.ts) and the preflight checks (cli/preflight/*) use it without loading each other's
+ * modules.
  */
 
 /**
