@@ -8,6 +8,7 @@
 #   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
 #   bash scripts/cluster.sh readiness        print the readiness profile (below): per release, documented minutes,
 #                                            readiness steps, per-pod delay in ms at NVCF_READINESS_SCALE
+#   bash scripts/cluster.sh stages NAME      print the kwok Stages `up` creates cluster NAME with (kwok_stages)
 #
 # Optional GPU clusters nvcf-gpu-c and nvcf-gpu-d (same shape as nvcf-gpu-a/b) start only when named, e.g. by
 # scripts/bench.sh in its private NVCF_LOCAL_DIR.
@@ -373,7 +374,7 @@ readiness_stages() { # dir
     case " $delays " in *" $ms "*) ;; *) delays="$delays $ms" ;; esac
   done
   for ms in $delays; do
-    list=$(for r in "${READINESS_RELEASES[@]}"; do [ "$(readiness_pod_ms "$r")" = "$ms" ] && printf "'%s', " "$r"; done)
+    list=$(for r in "${READINESS_RELEASES[@]}"; do if [ "$(readiness_pod_ms "$r")" = "$ms" ]; then printf "'%s', " "$r"; fi; done)
     echo ---
     stage_from "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${ms}ms" "$ms" "$(release_expr In "${list%, }")"
   done
@@ -666,5 +667,9 @@ case "$cmd" in
     ;;
   kubeconfig) echo "$KUBECONFIG_FILE" ;;
   readiness) readiness_table ;;
-  *) die "usage: cluster.sh up|down|status|kubeconfig|readiness [NAME...]" ;;
+  stages)
+    [ $# -eq 1 ] || die "usage: cluster.sh stages NAME"
+    kwok_stages "$1"
+    ;;
+  *) die "usage: cluster.sh up|down|status|kubeconfig|readiness|stages [NAME...]" ;;
 esac
