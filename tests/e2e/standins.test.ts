@@ -24,8 +24,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { ACCOUNT_SCRIPT } from "../../components/accountScript";
-import { cliConfigYaml } from "../../values/registration";
-import { api } from "../unit/standins/nvcfApiStandIn";
+import { CLI_CONFIG_YAML, api } from "../unit/standins/nvcfApiStandIn";
 import { LOCAL_API_DIR, LOCAL_KUBECONFIG, ROOT, resetLocalClusters } from "./project";
 
 jest.setTimeout(600_000);
@@ -347,16 +346,7 @@ describe("nvcf-api's account-bootstrap hook as NVIDIA's chart renders it (fixtur
         NVCF_CLI_API_DIR: LOCAL_API_DIR,
         NVCFP_SCRIPT: ACCOUNT_SCRIPT,
         NVCFP_CLI: path.join(ROOT, "tests/bin/nvcf-cli"),
-        NVCFP_CLI_CONFIG_YAML: cliConfigYaml({
-          gatewayUrl: "http://127.0.0.1",
-          hosts: {
-            api: "api.nvcf.test",
-            apiKeys: "api-keys.nvcf.test",
-            sis: "sis.nvcf.test",
-            invocation: "invocation.nvcf.test",
-          },
-          ncaId: "nvcf-default",
-        }),
+        NVCFP_CLI_CONFIG_YAML: CLI_CONFIG_YAML,
         NVCFP_GATEWAY_URL: "http://127.0.0.1",
         NVCFP_ACCOUNT: "nvcf-default",
         ...extra,
