@@ -1,7 +1,8 @@
 /**
  * The data side of the stand-in Cassandra in-pod tools (tests/bin/inpod/lib/cassandra.js), on a temporary data
  * directory: what `cqlsh` reads and `nodetool snapshot` writes there, the login check, the start-up checks that
- * keep a node down, and how the hook Jobs are known and what the migrations Job's image leaves (the e2e suite tests/e2e/standins.test.ts runs the tools through `kubectl exec`).
+ * keep a node down, how the chart's hook Jobs are known and which rows the migrations Job's image leaves (the e2e
+ * suite tests/e2e/standins.test.ts runs the tools through `kubectl exec`).
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
