@@ -8,6 +8,7 @@
 #   bash scripts/cluster.sh kubeconfig       print the kubeconfig path (contexts kwok-<name>)
 #   bash scripts/cluster.sh readiness        print the readiness profile (below): per release, documented minutes,
 #                                            readiness steps, per-pod delay in ms at NVCF_READINESS_SCALE
+#   bash scripts/cluster.sh stages NAME      print the kwok Stages `up` creates cluster NAME with (kwok_stages)
 #
 # Optional GPU clusters nvcf-gpu-c and nvcf-gpu-d (same shape as nvcf-gpu-a/b) start only when named, e.g. by
 # scripts/bench.sh in its private NVCF_LOCAL_DIR.
@@ -39,6 +40,8 @@
 # and the agent as the real operator does; `down` stops it (pid and log under $NVCF_LOCAL_DIR/operator/).
 # Nothing runs nvcf-api's account-bootstrap hook either: `up` starts tests/bin/account-bootstrap for nvcf-dev, which
 # applies the hook's payload to the stand-in NVCF API in $NVCF_LOCAL_DIR/nvcf-api/ (pid, log and the API's data there).
+# The cluster holds that hook's pod running until the process has played it (kwok_stages, held_hooks), whichever
+# chart renders it, NVIDIA's or the stand-in; `up` refuses a cluster created with other Stages (`down` it first).
 # Likewise no Gateway API controller runs: on nvcf-dev, the cluster with Gateways, `up` starts a stand-in
 # (tests/bin/gateway-controller) that writes the status Envoy Gateway's controller writes on the GatewayClass, the
 # Gateway and the routes; `down` stops it (pid and log under $NVCF_LOCAL_DIR/gateway/).
@@ -168,15 +171,15 @@ volumeBindingMode: Immediate
 EOF
 }
 
-# kwokctl configuration for every cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
+# kwokctl configuration of a cluster (kwokctl keeps a copy per cluster, so `start` reuses it):
 # bindAddress is the address etcd, kube-apiserver, kube-controller-manager, kube-scheduler and the kwok
 # controller listen on (kwokctl's default is 0.0.0.0; etcd has no authentication). The controller
 # manager's host-path provisioner backs the StorageClass of storage_yaml. enableCRDs Exec: kwok serves
 # `kubectl exec` (scripts/inpod.sh). Leader election is off for the
 # controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
-# for more than the lease's renew deadline (10 s), and nothing restarts them here.
-kwokctl_config() {
-  local f="$KWOK_WORKDIR/nvcf-kwokctl.yaml"
+# for more than the lease's renew deadline (10 s), and nothing restarts them here. The kwok Stages: kwok_stages.
+kwokctl_config() { # name
+  local f="$KWOK_WORKDIR/nvcf-kwokctl-$1.yaml"
   cat >"$f" <<'EOF'
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
@@ -197,7 +200,7 @@ componentsPatches:
         value: "false"
 EOF
   inpod_kwokctl_patch >>"$f"
-  [ "$READINESS_PROFILE" = none ] || readiness_stages >>"$f"
+  kwok_stages "$1" >>"$f"
   echo "$f"
 }
 
@@ -294,20 +297,76 @@ readiness_table() {
   done
 }
 
-# The kwok Stages of the readiness profile, as YAML documents appended to the kwokctl configuration. Stages in
-# the configuration replace kwokctl's defaults, so kwok's own default stages (node initialisation and lease
-# heartbeat, pod complete and delete, read from the kwok module at the pinned version) are written too; its
-# pod-ready stage is written once per per-pod delay, for the pods whose release label is in that delay's list,
-# and once without delay for every other pod. A Job pod completes right after it is ready (kwok's pod-complete
-# stage, not delayed), so a hook Job takes one delay.
-readiness_stages() {
-  local dir r ms f delays="" list all_list=""
+# The kwok module's directory at the pinned version: its default Stages are under kustomize/stage/.
+kwok_module_dir() {
+  local dir
   dir=$(cd "$NVCF_CACHE" && go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [ -f "$dir/kustomize/stage/pod/fast/pod-ready.yaml" ] || die "kwok stages not found in sigs.k8s.io/kwok@v$KWOK_VERSION"
-  for f in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-complete pod/fast/pod-delete; do
+  echo "$dir"
+}
+
+# The hook Jobs of cluster NAME whose container a host process of this script plays (kwok runs no container), one
+# line each: "<kwok selector key on the Job's pod>|<values, quoted, comma-separated>|<the host process>". Keyed on
+# what NVIDIA's chart renders on the pod, so NVIDIA's chart and its stand-in are held alike: nvcf-api's
+# account-bootstrap hook (deploy/helm/cloud-functions/nvcf-api templates/account-bootstrap-hook-job.yaml, pod label
+# app.kubernetes.io/component=account-bootstrap), played on nvcf-dev by tests/bin/account-bootstrap.
+held_hooks() { # name
+  case "$1" in
+    nvcf-dev) echo ".metadata.labels[\"app.kubernetes.io/component\"]|'account-bootstrap'|tests/bin/account-bootstrap" ;;
+  esac
+}
+
+# The annotation a host process puts on a held hook's pod once it has done what the pod's container does.
+PLAYED_ANNOTATION=nvcf.stand-in/played
+
+# The kwok Stages of cluster NAME, as YAML documents appended to its kwokctl configuration. Stages in the
+# configuration replace kwokctl's defaults, so kwok's default stages for the binary runtime are written, read from
+# the kwok module at the pinned version: node initialisation and lease heartbeat, pod ready, pod complete, pod
+# delete. Two of them are changed:
+#   - pod complete (kwok completes a Job's pod once it runs, so a hook Job would succeed at once) is written twice:
+#     as pod-complete for every Job pod but the held hooks (held_hooks) and the pods already played, and as
+#     pod-complete-played for a pod that carries the annotation $PLAYED_ANNOTATION. A held hook's pod so runs
+#     (Running, Ready) until its host process has done what the container's script does and annotated the pod;
+#     then kwok completes it, the Job succeeds and Helm goes on, as with the real container. A host process that
+#     fails leaves the pod running (as a container restarting under restartPolicy OnFailure), so Helm's wait for
+#     the hook runs into its timeout;
+#   - under the readiness profile pod ready is written once per per-pod delay (readiness_stages).
+kwok_stages() { # name
+  local dir f key vals who holds=""
+  dir=$(kwok_module_dir)
+  for f in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-delete; do
     echo ---
     cat "$dir/kustomize/stage/$f.yaml"
   done
+  if [ "$READINESS_PROFILE" = none ]; then
+    echo ---
+    cat "$dir/kustomize/stage/pod/fast/pod-ready.yaml"
+  else
+    readiness_stages "$dir"
+  fi
+  while IFS='|' read -r key vals who; do
+    [ -n "$key" ] || continue
+    holds+="    - key: '$key'
+      operator: 'NotIn'
+      values: [$vals]
+"
+  done < <(held_hooks "$1")
+  echo ---
+  stage_from "$dir/kustomize/stage/pod/fast/pod-complete.yaml" pod-complete 0 "$holds$(played_expr DoesNotExist)"
+  echo ---
+  stage_from "$dir/kustomize/stage/pod/fast/pod-complete.yaml" pod-complete-played 0 "$(played_expr Exists)"
+}
+
+# The selector expression on the pod's $PLAYED_ANNOTATION: Exists|DoesNotExist.
+played_expr() {
+  printf "    - key: '.metadata.annotations[\"%s\"]'\n      operator: '%s'" "$PLAYED_ANNOTATION" "$1"
+}
+
+# The pod-ready Stages of the readiness profile (dir: kwok_module_dir): kwok's pod-ready stage once per per-pod
+# delay, for the pods whose release label is in that delay's list, and once without delay for every other pod. A
+# Job pod completes right after it is ready (pod complete is not delayed), so a hook Job takes one delay.
+readiness_stages() { # dir
+  local dir=$1 r ms delays="" list all_list=""
   for r in "${READINESS_RELEASES[@]}"; do
     ms=$(readiness_pod_ms "$r")
     [ "$ms" -gt 0 ] || continue
@@ -315,26 +374,26 @@ readiness_stages() {
     case " $delays " in *" $ms "*) ;; *) delays="$delays $ms" ;; esac
   done
   for ms in $delays; do
-    list=$(for r in "${READINESS_RELEASES[@]}"; do [ "$(readiness_pod_ms "$r")" = "$ms" ] && printf "'%s', " "$r"; done)
+    list=$(for r in "${READINESS_RELEASES[@]}"; do if [ "$(readiness_pod_ms "$r")" = "$ms" ]; then printf "'%s', " "$r"; fi; done)
     echo ---
-    stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${ms}ms" In "${list%, }" "$ms"
+    stage_from "$dir/kustomize/stage/pod/fast/pod-ready.yaml" "pod-ready-${ms}ms" "$ms" "$(release_expr In "${list%, }")"
   done
   echo ---
-  stage_with "$dir/kustomize/stage/pod/fast/pod-ready.yaml" pod-ready NotIn "${all_list%, }" 0
+  stage_from "$dir/kustomize/stage/pod/fast/pod-ready.yaml" pod-ready 0 "$(release_expr NotIn "${all_list%, }")"
 }
 
-# kwok's pod-ready stage (file) renamed, restricted to the pods whose release label is In/NotIn a list, delayed.
-stage_with() { # file name In|NotIn "'a', 'b'" delay-ms
-  awk -v name="$2" -v op="$3" -v vals="$4" -v ms="$5" -v q="'" '
+# The selector expression on the pod's release label (app.kubernetes.io/instance): In|NotIn "'a', 'b'".
+release_expr() {
+  printf "    - key: '.metadata.labels[\"app.kubernetes.io/instance\"]'\n      operator: '%s'\n      values: [%s]" "$1" "$2"
+}
+
+# A kwok Stage file renamed, delayed (ms; 0: no delay), with more selector expressions (YAML lines indented as the
+# file's matchExpressions items).
+stage_from() { # file name delay-ms expressions
+  STAGE_EXPRS="$4" awk -v name="$2" -v ms="$3" '
     /^  name: / && !named { print "  name: " name; named = 1; next }
-    /^    matchExpressions:$/ {
-      print
-      print "    - key: " q ".metadata.labels[\"app.kubernetes.io/instance\"]" q
-      print "      operator: " q op q
-      print "      values: [" vals "]"
-      next
-    }
-    /^  next:$/ { print "  delay:"; print "    durationMilliseconds: " ms }
+    /^    matchExpressions:$/ { print; if (ENVIRON["STAGE_EXPRS"] != "") print ENVIRON["STAGE_EXPRS"]; next }
+    /^  next:$/ && ms > 0 { print "  delay:"; print "    durationMilliseconds: " ms }
     { print }
   ' "$1"
 }
@@ -350,6 +409,11 @@ profile_wanted() {
     echo "$READINESS_PROFILE 1/$READINESS_SCALE $(readiness_table | cksum | cut -d' ' -f1)"
   fi
 }
+
+# The checksum of cluster NAME's kwok Stages as it was created with them (recorded next to kwokctl's files; "none"
+# when unrecorded), and as kwok_stages writes them now.
+stages_of() { cat "$KWOK_WORKDIR/clusters/$1/nvcf-stages" 2>/dev/null || echo none; }
+stages_wanted() { kwok_stages "$1" | cksum | cut -d' ' -f1; }
 
 gateway_yaml() {
   cat <<EOF
@@ -413,6 +477,8 @@ up_one() {
   if exists "$name"; then
     [ "$(profile_of "$name")" = "$(profile_wanted)" ] ||
       die "cluster $name was created with readiness profile $(profile_of "$name"), not $(profile_wanted): bash scripts/cluster.sh down $name first"
+    [ "$(stages_of "$name")" = "$(stages_wanted "$name")" ] ||
+      die "cluster $name was created with other kwok Stages than this script writes (kwok_stages: the held hooks): bash scripts/cluster.sh down $name first"
     # Also when the API server answers but a component is gone (e.g. a cluster made before leader election was
     # turned off, see kwokctl_config): kwokctl start starts only the components that are not running.
     if ! k "$name" get --raw /readyz >/dev/null 2>&1 || ! all_running "$name"; then
@@ -428,7 +494,7 @@ up_one() {
       log "cluster $name: creating (readiness profile $READINESS_PROFILE, delays scaled 1/$READINESS_SCALE)"
     fi
     mkdir -p "$(dirname "$KUBECONFIG_FILE")"
-    kwokctl --config "$(kwokctl_config)" create cluster --name "$name" --runtime binary \
+    kwokctl --config "$(kwokctl_config "$name")" create cluster --name "$name" --runtime binary \
       --kubeconfig "$KUBECONFIG_FILE" \
       --kube-apiserver-binary "$(command -v kube-apiserver)" \
       --kube-controller-manager-binary "$(command -v kube-controller-manager)" \
@@ -437,6 +503,7 @@ up_one() {
       --kwok-controller-binary "$(command -v kwok)" \
       --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
     [ "$READINESS_PROFILE" = none ] || profile_wanted >"$KWOK_WORKDIR/clusters/$name/nvcf-readiness-profile"
+    stages_wanted "$name" >"$KWOK_WORKDIR/clusters/$name/nvcf-stages"
   fi
   # Nodes (idempotent).
   local nodes n specs
@@ -600,5 +667,9 @@ case "$cmd" in
     ;;
   kubeconfig) echo "$KUBECONFIG_FILE" ;;
   readiness) readiness_table ;;
-  *) die "usage: cluster.sh up|down|status|kubeconfig|readiness [NAME...]" ;;
+  stages)
+    [ $# -eq 1 ] || die "usage: cluster.sh stages NAME"
+    kwok_stages "$1"
+    ;;
+  *) die "usage: cluster.sh up|down|status|kubeconfig|readiness|stages [NAME...]" ;;
 esac

@@ -13,12 +13,19 @@
  * 3. OpenBao (helm-nvcf-openbao-server): the servers label their pods as OpenBao's Kubernetes service
  *    registration does (one active, the others standby, unsealed), `bao status` in each pod says the same, and
  *    when the active server's pod is deleted a standby takes over.
+ * 4. nvcf-api's account-bootstrap hook as NVIDIA's chart renders it (tests/charts/_fixtures/nvcf-api-account-hook: the
+ *    Job's and Secret's names, labels, hook annotations, envFrom, no scheduling gate): the cluster holds the hook's
+ *    pod until tests/bin/account-bootstrap created the account in the stand-in NVCF API, then Helm goes on; the
+ *    program's account-settings script (components/accountScript.ts) changes its limits and credential through
+ *    nvcf-cli; a payload the API refuses leaves the pod running and Helm's wait times out.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { LOCAL_KUBECONFIG, ROOT, resetLocalClusters } from "./project";
+import { ACCOUNT_SCRIPT } from "../../components/accountScript";
+import { CLI_CONFIG_YAML, api } from "../unit/standins/nvcfApiStandIn";
+import { LOCAL_API_DIR, LOCAL_KUBECONFIG, ROOT, resetLocalClusters } from "./project";
 
 jest.setTimeout(600_000);
 
@@ -292,5 +299,146 @@ describe("OpenBao (helm-nvcf-openbao-server) as release openbao-server", () => {
       status: 0,
       stdout: expect.stringMatching(/\nHA Mode +standby\n/),
     });
+  });
+});
+
+describe("nvcf-api's account-bootstrap hook as NVIDIA's chart renders it (fixture chart, no stand-in gate)", () => {
+  const NS = "nvcf-hook";
+  const FIXTURE = path.join(CHARTS, "_fixtures/nvcf-api-account-hook");
+  const JOB = "nvcf-api-account-bootstrap";
+  const KEY = "hook-fixture-registry-key";
+  const NEW_KEY = "hook-fixture-rotated-key";
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  /** The stand-in NVCF API of nvcf-dev (tests/bin/nvcf-api.js), where the hook's player and nvcf-cli write. */
+  const store = () => api.read(LOCAL_API_DIR);
+  const account = () => store().accounts.find((a) => a.ncaId === "nvcf-default");
+  const credentialValues = (key: string) => [
+    "--set-json",
+    `account.registryCredentials=${JSON.stringify([
+      {
+        registryHostname: "registry.nvcf.test",
+        secret: { name: "nvcr-containers", value: b64(`robot:${key}`) },
+        artifactTypes: ["CONTAINER"],
+        tags: [],
+        description: "",
+      },
+    ])}`,
+  ];
+  /** The hook Job's pods: phase, and the annotation the player leaves once it has done the script's work. */
+  const hookPods = () =>
+    (
+      JSON.parse(kubectl("-n", NS, "get", "pods", "-l", `job-name=${JOB}`, "-o", "json")) as {
+        items: {
+          metadata: { annotations?: Record<string, string> };
+          spec: { schedulingGates?: unknown[] };
+          status: { phase: string };
+        }[];
+      }
+    ).items;
+
+  /** The program's account-settings script (components/accountScript.ts) as the command provider runs it. */
+  function accountScript(kind: "limits" | "credential", extra: Record<string, string>) {
+    return spawnSync("node", ["-e", `eval(process.env.NVCFP_SCRIPT)(${JSON.stringify(kind)}, "apply")`], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        NVCF_CLI_API_DIR: LOCAL_API_DIR,
+        NVCFP_SCRIPT: ACCOUNT_SCRIPT,
+        NVCFP_CLI: path.join(ROOT, "tests/bin/nvcf-cli"),
+        NVCFP_CLI_CONFIG_YAML: CLI_CONFIG_YAML,
+        NVCFP_GATEWAY_URL: "http://127.0.0.1",
+        NVCFP_ACCOUNT: "nvcf-default",
+        ...extra,
+      },
+    });
+  }
+
+  beforeAll(() => {
+    run("kubectl", ["--context", CTX, "delete", "namespace", NS, "--ignore-not-found", "--wait=true"]);
+    namespace(NS);
+  });
+  afterAll(() => {
+    helm(["uninstall", "api", "-n", NS, "--wait"], true);
+    run("kubectl", ["--context", CTX, "delete", "namespace", NS, "--wait=true"], true);
+  });
+
+  test("the cluster holds the hook's pod until the player created the account; then Helm goes on", () => {
+    helm(["install", "api", FIXTURE, "-n", NS, ...credentialValues(KEY), "--wait", "--timeout", "2m"]);
+    // The Job succeeded through the played pod: the one pod, no gate, annotated by the player, completed.
+    expect(kubectl("-n", NS, "get", "job", JOB, "-o", "jsonpath={.status.succeeded}")).toBe("1");
+    const pods = hookPods();
+    expect(pods).toHaveLength(1);
+    expect(pods[0].spec.schedulingGates).toBeUndefined();
+    expect(pods[0].metadata.annotations?.["nvcf.stand-in/played"]).toBe("account-bootstrap");
+    expect(pods[0].status.phase).toBe("Succeeded");
+    // The account as the hook's Secret has it, in the database of this installation (the namespace's UID).
+    const s = store();
+    expect(s.database).toBe(kubectl("get", "namespace", NS, "-o", "jsonpath={.metadata.uid}"));
+    expect(s.events.map((e) => [e.by, e.op, e.status])).toEqual([
+      ["account-bootstrap", "create-account", 200],
+    ]);
+    expect(account()).toMatchObject({ ncaId: "nvcf-default", maxFunctionsAllowed: 5 });
+    expect(account()!.registryCredentials).toEqual([
+      expect.objectContaining({
+        registryHostname: "registry.nvcf.test",
+        provisionedBy: "SYSTEM",
+        secretSha256: api.sha256(b64(`robot:${KEY}`)),
+      }),
+    ]);
+  });
+
+  test("the program's account settings apply to that account through nvcf-cli", () => {
+    const limits = accountScript("limits", {
+      NVCFP_MAX_FUNCTIONS: "7",
+      NVCFP_MAX_TASKS: "2",
+      NVCFP_MAX_TELEMETRIES: "2",
+      NVCFP_MAX_REGISTRY_CREDS: "6",
+    });
+    expect([limits.status, limits.stderr]).toEqual([0, expect.any(String)]);
+    const cred = accountScript("credential", {
+      NVCFP_REGISTRY_HOST: "registry.nvcf.test",
+      NVCFP_SECRET_NAME: "nvcr-containers",
+      NVCFP_ARTIFACT_TYPES: "CONTAINER",
+      NVCFP_REGISTRY_USER: "robot",
+      NVCFP_REGISTRY_PASSWORD: NEW_KEY,
+      NVCFP_DESCRIPTION: "",
+      NVCFP_TAGS: "[]",
+    });
+    expect([cred.status, cred.stderr]).toEqual([0, expect.any(String)]);
+    expect(account()).toMatchObject({
+      maxFunctionsAllowed: 7,
+      maxTasksAllowed: 2,
+      maxTelemetriesAllowed: 2,
+      maxRegistryCredentialsAllowed: 6,
+    });
+    expect(account()!.registryCredentials).toEqual([
+      expect.objectContaining({ provisionedBy: "SYSTEM", secretSha256: api.sha256(b64(`robot:${NEW_KEY}`)) }),
+    ]);
+    expect(store().events.map((e) => [e.by, e.op, e.status])).toEqual(
+      expect.arrayContaining([
+        ["nvcf-cli", "update-account", 200],
+        ["nvcf-cli", "update-credential", 200],
+      ]),
+    );
+  });
+
+  test("a bootstrap the API refuses leaves the hook's pod running: Helm times out, as with the real Job", () => {
+    const r = helm(
+      ["upgrade", "api", FIXTURE, "-n", NS, "--set", "account.name=-refused", "--wait", "--timeout", "20s"],
+      true,
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/post-upgrade hooks failed.*timed out waiting for the condition/s);
+    const pods = hookPods();
+    expect(pods).toHaveLength(1);
+    expect(pods[0].status.phase).toBe("Running");
+    expect(pods[0].metadata.annotations?.["nvcf.stand-in/played"]).toBeUndefined();
+    expect(kubectl("-n", NS, "get", "job", JOB, "-o", "jsonpath={.status.succeeded}")).toBe("");
+    expect(
+      store()
+        .events.filter((e) => e.by === "account-bootstrap")
+        .map((e) => e.status),
+    ).toContain(400);
   });
 });

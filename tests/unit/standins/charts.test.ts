@@ -11,6 +11,8 @@
  *    stand-in chart, at exactly the pinned version (its Chart.yaml), renders with exactly the values the program
  *    computes (`tools/values.ts` `stackValues`, secret leaves as sentinels of the real shape).
  * 4. The observability stand-ins render, per profile, the monitors and the collector `nvcf status` looks for.
+ * 5. The hooks the local clusters' host processes play (nvcf-api's account bootstrap, Cassandra's initialize-cluster
+ *    and migrations) render as NVIDIA's charts render them, with nothing only a stand-in renders for those processes.
  *
  * Helm comes from NVCF_HELM (scripts/test.sh exports the path `bash scripts/helm.sh` prints) or, when that is
  * unset, from the cache (`bash scripts/helm.sh --path`). Without Helm every test fails with the fix.
@@ -597,16 +599,16 @@ describe("the program's values pass the stand-in charts' schemas", () => {
   }
 });
 
-describe("objects NVIDIA's acceptance suite checks, rendered from the program's values (tests/charts/README.md, Audit)", () => {
-  /** The objects a release renders for a stack case, by `Kind/name`. */
-  async function objects(label: string, release: string) {
-    const res = await rendered.get(`${label}/${release}`);
-    if (!res || res.code !== 0) throw new Error(`${label}: release ${release} did not render`);
-    const docs = yaml.loadAll(res.out) as { kind?: string; metadata?: { name?: string } }[];
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return new Map<string, any>(docs.filter((d) => d?.kind).map((d) => [`${d.kind}/${d.metadata?.name}`, d]));
-  }
+/** The objects a release renders for a stack case, by `Kind/name`. */
+async function objects(label: string, release: string) {
+  const res = await rendered.get(`${label}/${release}`);
+  if (!res || res.code !== 0) throw new Error(`${label}: release ${release} did not render`);
+  const docs = yaml.loadAll(res.out) as { kind?: string; metadata?: { name?: string } }[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return new Map<string, any>(docs.filter((d) => d?.kind).map((d) => [`${d.kind}/${d.metadata?.name}`, d]));
+}
 
+describe("objects NVIDIA's acceptance suite checks, rendered from the program's values (tests/charts/README.md, Audit)", () => {
   test.each(["stack dev", "stack dev at bundle 0.7.0", "stack dev at bundle 0.6.1"])(
     "%s: ConfigMaps nvcf-api-env and nvct-api-env carry the worker endpoints, read through envFrom",
     async (label) => {
@@ -644,6 +646,66 @@ describe("objects NVIDIA's acceptance suite checks, rendered from the program's 
       WORKER_STREAM_PROPERTIES__SERVICE_ADDRESS: "http://invocation.nvcf.svc.cluster.local:8080",
     });
   });
+});
+
+describe("hooks the local clusters' host processes play are rendered as NVIDIA's charts render them (tests/charts/README.md)", () => {
+  const DEV_BUNDLES = ["stack dev", "stack dev at bundle 0.7.0", "stack dev at bundle 0.6.1"];
+
+  test.each(DEV_BUNDLES)(
+    "%s: nvcf-api's account-bootstrap hook: names, labels, hook annotations, envFrom Secret, no scheduling gate",
+    async (label) => {
+      const api = await objects(label, "api");
+      const job = api.get("Job/nvcf-api-account-bootstrap");
+      const secret = api.get("Secret/nvcf-api-account-bootstrap-secret");
+      expect(job.metadata.annotations).toEqual({
+        "helm.sh/hook": "post-install,post-upgrade",
+        "helm.sh/hook-weight": "2",
+        "helm.sh/hook-delete-policy": "before-hook-creation",
+      });
+      expect(secret.metadata.annotations).toEqual({
+        "helm.sh/hook": "post-install,post-upgrade",
+        "helm.sh/hook-weight": "0",
+        "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded",
+      });
+      // The label the local clusters hold the pod by (scripts/cluster.sh held_hooks) and its player watches.
+      expect(job.spec.template.metadata.labels["app.kubernetes.io/component"]).toBe("account-bootstrap");
+      const pod = job.spec.template.spec;
+      expect(pod.schedulingGates).toBeUndefined();
+      expect(pod.restartPolicy).toBe("OnFailure");
+      expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(["account-bootstrap-creator"]);
+      expect(pod.containers[0].envFrom).toEqual([
+        { secretRef: { name: "nvcf-api-account-bootstrap-secret" } },
+      ]);
+      expect(pod.containers[0].env).toEqual(
+        expect.arrayContaining([
+          { name: "API_SERVICE_NAME", value: "api" },
+          { name: "API_NAMESPACE", value: "nvcf" },
+        ]),
+      );
+    },
+  );
+
+  test.each(DEV_BUNDLES)(
+    "%s: Cassandra's hook Jobs carry the containers tests/bin/inpod-agent knows them by; the migrations image's tag has rows",
+    async (label) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const cass = require("../../bin/inpod/lib/cassandra.js") as {
+        HOOK_CONTAINERS: Record<string, string>;
+        migrationsOfImage(image: string): string | undefined;
+      };
+      const jobs = [...(await objects(label, "cassandra")).values()].filter((o) => o.kind === "Job");
+      const byKind = new Map(
+        jobs.map((j) => [
+          cass.HOOK_CONTAINERS[j.spec.template.spec.containers[0].name],
+          j.spec.template.spec.containers[0],
+        ]),
+      );
+      expect([...byKind.keys()].sort()).toEqual(["initialize-cluster", "migrations"]);
+      expect(cass.migrationsOfImage(byKind.get("migrations").image)).toMatch(/^([a-z_]+=\d+,)+[a-z_]+=\d+$/);
+      for (const j of jobs)
+        expect(Object.keys(j.metadata.annotations ?? {}).filter((k) => k.startsWith("nvcf."))).toEqual([]);
+    },
+  );
 });
 
 describe("the observability stand-ins render what each cluster's profile needs (and what nvcf status looks for)", () => {

@@ -1,7 +1,8 @@
 /**
  * The data side of the stand-in Cassandra in-pod tools (tests/bin/inpod/lib/cassandra.js), on a temporary data
- * directory: what `cqlsh` reads and `nodetool snapshot` writes there, the login check, and the start-up checks that
- * keep a node down (the e2e suite tests/e2e/standins.test.ts runs the tools through `kubectl exec`).
+ * directory: what `cqlsh` reads and `nodetool snapshot` writes there, the login check, the start-up checks that
+ * keep a node down, how the chart's hook Jobs are known and which rows the migrations Job's image leaves (the e2e
+ * suite tests/e2e/standins.test.ts runs the tools through `kubectl exec`).
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -34,6 +35,9 @@ interface CassandraLib {
   tablesOf(dataDir: string, ks: string): { table: string; dir: string }[];
   snapshot(node: Node, tag: string, keyspaces: string[]): number;
   applyMigrations(node: Node, list: string): void;
+  HOOK_CONTAINERS: Record<string, string>;
+  imageTag(image: string): string;
+  migrationsOfImage(image: string): string | undefined;
   ensureSuperuser(node: Node, user: string, password: string): boolean;
   checkLogin(node: Node, user: string, password: string): boolean;
   canStart(node: Node): { ok: boolean; reason?: string };
@@ -155,4 +159,31 @@ test("start-up checks: UUID SSTables need uuid_sstable_identifiers_enabled; the 
     ok: false,
     reason: "Saved cluster name cassandra != configured name other",
   });
+});
+
+test("the hook Jobs: known by their container's name; the migrations image's tag gives the rows, an unknown tag none", () => {
+  expect(cass.HOOK_CONTAINERS).toEqual({
+    "cassandra-init": "initialize-cluster",
+    "nvcf-cassandra-migrations": "migrations",
+  });
+  expect(cass.imageTag("registry.nvcf.test:5000/nvcf/mirror/nvcf-cassandra-migrations:0.16.0")).toBe(
+    "0.16.0",
+  );
+  expect(cass.imageTag("registry.nvcf.test:5000/nvcf/nvcf-cassandra-migrations")).toBe("");
+  expect(cass.imageTag("nvcr.io/x/nvcf-cassandra-migrations:0.11.0@sha256:abc")).toBe("0.11.0");
+  expect(cass.migrationsOfImage("r.test/m:0.11.0")).toBe("api_keys_api=3,ess_api=8,nvcf_api=7,sis_api=6");
+  expect(cass.migrationsOfImage("r.test/m:0.16.0")).toBe(
+    "api_keys_api=3,ess_api=8,event_ledger=3,nvcf_api=8,nvcf_autoscaler=3,nvct_api=3,sis_api=8",
+  );
+  expect(cass.migrationsOfImage("r.test/m:9.9.9")).toBeUndefined();
+  // The rows reach the data as golang-migrate's: one table per keyspace, version and dirty.
+  const n = node("apache", { uuid_sstable_identifiers_enabled: true });
+  cass.applyMigrations(n, cass.migrationsOfImage("r.test/m:0.11.0")!);
+  expect(
+    cass
+      .tablesOf(dir, "schema_migrations")
+      .map((t) => t.table)
+      .sort(),
+  ).toEqual(["api_keys_api", "ess_api", "nvcf_api", "sis_api"]);
+  expect(cass.readTable(dir, "schema_migrations", "nvcf_api")?.rows).toEqual([{ version: 7, dirty: false }]);
 });

@@ -20,8 +20,8 @@
  *   - system_auth/roles-5bc52802de2535edaeab188eecebb090: the superuser role and a salted SHA-256 of its password,
  *     written when the chart's initialize-cluster hook Job has run (no roles: the default cassandra/cassandra);
  *   - schema_migrations/<keyspace>-<id>: golang-migrate's row (version bigint, dirty boolean) per migrated
- *     keyspace, written when the chart's migrations hook Job has run (its nvcf.stand-in/schema-migrations
- *     annotation lists them).
+ *     keyspace, written when the chart's migrations hook Job has run (the rows its image's tag leaves,
+ *     MIGRATIONS_BY_TAG).
  *
  * When a node runs ("up"): its pod is Running and Ready, its claim is bound, and its configuration can read its
  * data: an Apache node without uuid_sstable_identifiers_enabled: true in the cassandra-conf overrides refuses
@@ -324,6 +324,38 @@ function checkLogin(node, user, password) {
   return hash(salt, password) === h;
 }
 
+/**
+ * The Cassandra chart's hook Jobs, known by their container's name, which NVIDIA's chart renders at every version
+ * (deploy/helm/cassandra/helm templates/hook-post-01-initdb.yaml and hook-post-02-migrations.yaml, tags v0.17.0
+ * to v0.20.1; the Job names differ: `cassandra-…` from 0.18.0 on, `<wrapper fullname>-…` in 0.17.0) and the
+ * stand-ins alike: the initialize-cluster Job (superuser login from its CASSANDRA_USER / CASSANDRA_PASSWORD) and
+ * the migrations Job (the schema_migrations rows of its image).
+ */
+const HOOK_CONTAINERS = { "cassandra-init": "initialize-cluster", "nvcf-cassandra-migrations": "migrations" };
+
+/**
+ * The schema_migrations rows NVIDIA's Cassandra migrations image leaves, by image tag ("table=version,…"): one
+ * table per keyspace directory of NVIDIA/nvcf migrations/cassandra/keyspaces (golang-migrate's
+ * x-migrations-table, execute_sqls.sh), each with one row, version = the highest migration number, dirty = false,
+ * at tags migrations/cassandra/v0.11.0 (the default of charts 0.17.0 and 0.18.0) and v0.16.0 (the default of
+ * 0.20.1). Another tag: unknown, nothing is written.
+ */
+const MIGRATIONS_BY_TAG = {
+  "0.11.0": "api_keys_api=3,ess_api=8,nvcf_api=7,sis_api=6",
+  "0.16.0": "api_keys_api=3,ess_api=8,event_ledger=3,nvcf_api=8,nvcf_autoscaler=3,nvct_api=3,sis_api=8",
+};
+
+/** The tag of an image reference (`host[:port]/path:tag[@digest]`); "" without one. */
+function imageTag(image) {
+  const ref = String(image || "").split("@")[0];
+  const last = ref.slice(ref.lastIndexOf("/") + 1);
+  const at = last.lastIndexOf(":");
+  return at < 0 ? "" : last.slice(at + 1);
+}
+
+/** The schema_migrations rows a migrations Job of this image leaves ("table=version,…"), undefined if unknown. */
+const migrationsOfImage = (image) => MIGRATIONS_BY_TAG[imageTag(image)];
+
 /** Writes golang-migrate's schema_migrations rows (the migrations hook): "table=version,..." → one row per table. */
 function applyMigrations(node, list) {
   for (const item of String(list).split(",").filter(Boolean)) {
@@ -392,5 +424,8 @@ module.exports = {
   ensureSuperuser,
   checkLogin,
   applyMigrations,
+  HOOK_CONTAINERS,
+  imageTag,
+  migrationsOfImage,
   snapshot,
 };

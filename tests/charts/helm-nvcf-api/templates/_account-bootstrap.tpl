@@ -3,9 +3,10 @@
   nvcf-api templates/account-bootstrap-{serviceaccount,secret,configmap,hook-job}.yaml): ServiceAccount
   nvcf-api-account-bootstrap; hook Secret <fullname>-account-bootstrap-secret (weight 0, the payload), ConfigMap
   <fullname>-account-bootstrap-script (weight 1), Job <fullname>-account-bootstrap (weight 2, envFrom the Secret, the
-  OpenBao-audience token at the service-account token path). Stand-in only: the `nvcf.stand-in: "true"` labels, the
-  script's text, and the scheduling gate nvcf.stand-in/account-bootstrap after the configured ones, which
-  tests/bin/account-bootstrap removes once it has applied the payload to the stand-in NVCF API.
+  OpenBao-audience token at the service-account token path). Stand-in only: the `nvcf.stand-in: "true"` labels and
+  the script's text. No container runs on the local clusters: they hold the Job's pod (by its label
+  app.kubernetes.io/component=account-bootstrap, scripts/cluster.sh held_hooks) until tests/bin/account-bootstrap
+  has applied the payload to the stand-in NVCF API, for this chart and NVIDIA's alike.
   Same file in helm-nvcf-api and helm-nvcf-api-1.23.9. dict: root, v (.Values.api), ab (its accountBootstrap), name
   (the fullname).
 */ -}}
@@ -96,11 +97,10 @@ spec:
     spec:
       restartPolicy: OnFailure
       serviceAccountName: nvcf-api-account-bootstrap
+      {{- with $ab.schedulingGates }}
       schedulingGates:
-        {{- with $ab.schedulingGates }}
         {{- toYaml . | nindent 8 }}
-        {{- end }}
-        - name: nvcf.stand-in/account-bootstrap
+      {{- end }}
       volumes:
       - name: token
         projected:

@@ -46,20 +46,6 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
-{{- /* What the migrations hook leaves in keyspace schema_migrations: one table per keyspace directory of
-       NVIDIA/nvcf migrations/cassandra/keyspaces (golang-migrate's x-migrations-table, execute_sqls.sh), each
-       with one row (version = the highest migration number, dirty = false), at the migrations image tags the
-       bundles' charts default to (tags migrations/cassandra/v0.11.0 and v0.16.0); another tag: the chart
-       default's. Output: "table=version,..." (the stand-in's in-pod tools write these rows when the Job
-       completes: tests/bin/inpod). Input: root context. */ -}}
-{{- define "cass.schemaMigrations" -}}
-{{- $byTag := dict
-  "0.11.0" "api_keys_api=3,ess_api=8,nvcf_api=7,sis_api=6"
-  "0.16.0" "api_keys_api=3,ess_api=8,event_ledger=3,nvcf_api=8,nvcf_autoscaler=3,nvct_api=3,sis_api=8" -}}
-{{- $tag := toString .Values.cassandra.migrations.image.tag -}}
-{{- get $byTag $tag | default (get $byTag (include "cass.defaultMigrationsTag" .)) -}}
-{{- end -}}
-{{- define "cass.defaultMigrationsTag" -}}0.11.0{{- end -}}
 
 {{- /* Labels Bitnami's common 2.30.0 puts on the subchart's objects (common.labels.standard: chart
        cassandra-12.3.5, appVersion 5.0.4) plus cassandra.commonLabels and the stand-in label. Input: root context */ -}}
