@@ -164,6 +164,40 @@ export function currentRecord(records: readonly HelmRelease[]): HelmRelease | un
   return sorted.find((r) => r.info?.status === "deployed") ?? sorted[0];
 }
 
+/**
+ * The options of the provider's `kubernetes:helm:template` invoke that render a release as its `helm.v3.Release`
+ * installs it (pure): a local chart by its directory (relative paths from `projectDir`), an OCI or HTTPS chart by
+ * the same reference, repository and credentials the release fetches it with; the same version, namespace,
+ * release name and values (null leaves dropped, as the provider drops them). `skipCrds`: without the chart's
+ * `crds/`. The password is a secret: the options never leave the program but to the provider.
+ */
+export function templateOptions(
+  inputs: Pick<ReleaseInputs, "chart" | "version" | "releaseName" | "username">,
+  resolved: { namespace: string; values: Obj; password?: string },
+  skipCrds: boolean,
+  projectDir: string = PROJECT_DIR,
+): Record<string, unknown> {
+  const ref = inputs.chart;
+  const local = ref.kind === "local";
+  return {
+    ...(local ? { path: path.resolve(projectDir, ref.chart) } : { chart: ref.chart }),
+    version: inputs.version,
+    namespace: resolved.namespace,
+    release_name: inputs.releaseName,
+    values: withoutNulls(resolved.values),
+    skip_crd_rendering: skipCrds,
+    ...(local
+      ? {}
+      : {
+          fetch_opts: {
+            ...(ref.repo ? { repo: ref.repo } : {}),
+            ...(inputs.username ? { username: inputs.username } : {}),
+            ...(resolved.password ? { password: resolved.password } : {}),
+          },
+        }),
+  };
+}
+
 /** See the module comment. */
 export class ServerDryRun {
   private readonly watched: Promise<Watched>[] = [];
@@ -358,26 +392,7 @@ export class ServerDryRun {
 
   /** The objects the provider's Helm renders for a release (`skipCrds`: without the chart's `crds/`). */
   private async render(c: Watched, skipCrds: boolean): Promise<Obj[]> {
-    const r = c.resolved as NonNullable<Watched["resolved"]>;
-    const ref = c.inputs.chart;
-    const local = ref.kind === "local";
-    const opts = {
-      ...(local ? { path: path.resolve(PROJECT_DIR, ref.chart) } : { chart: ref.chart }),
-      version: c.inputs.version,
-      namespace: r.namespace,
-      release_name: c.inputs.releaseName,
-      values: withoutNulls(r.values),
-      skip_crd_rendering: skipCrds,
-      ...(local
-        ? {}
-        : {
-            fetch_opts: {
-              ...(ref.repo ? { repo: ref.repo } : {}),
-              ...(c.inputs.username ? { username: c.inputs.username } : {}),
-              ...(r.password ? { password: r.password } : {}),
-            },
-          }),
-    };
+    const opts = templateOptions(c.inputs, c.resolved as NonNullable<Watched["resolved"]>, skipCrds);
     const res = (await pulumi.runtime.invoke(
       "kubernetes:helm:template",
       { jsonOpts: JSON.stringify(opts) },

@@ -18,7 +18,7 @@ import {
 } from "../../../kube/dryRun";
 import type { DryRunFinding } from "../../../kube/dryRun";
 import { DryRunRefusal, fixFor, formatRefusal, formatRefusals } from "../../../config/refusals";
-import { inputDigest, redact, withoutNulls } from "../../../engine/dryRun";
+import { inputDigest, redact, templateOptions, withoutNulls } from "../../../engine/dryRun";
 import { configProblemLines } from "../../../cli/automation";
 
 const status = (code: number, body: Record<string, unknown>): ApiResponse => ({
@@ -347,5 +347,59 @@ describe("secrets and digests", () => {
       b: { d: 1 },
       e: [{}],
     });
+  });
+});
+
+describe("how a release is rendered for the dry run: as its helm.v3.Release fetches the chart", () => {
+  const base = { version: "1.6.0", releaseName: "api-keys" };
+  const resolved = { namespace: "api-keys", values: { a: 1, b: null }, password: "chart-pass" };
+  const chart = (kind: "local" | "oci" | "https", ref: string, repo?: string, credentials = false) => ({
+    kind,
+    chart: ref,
+    ...(repo ? { repo } : {}),
+    credentials,
+    origin: "nvcf" as const,
+    decidedBy: "charts.source",
+  });
+
+  test("a local chart by its directory, relative to the project; no fetch options", () => {
+    expect(
+      templateOptions({ ...base, chart: chart("local", "./tests/charts/x") }, resolved, true, "/p"),
+    ).toEqual({
+      path: "/p/tests/charts/x",
+      version: "1.6.0",
+      namespace: "api-keys",
+      release_name: "api-keys",
+      values: { a: 1 },
+      skip_crd_rendering: true,
+    });
+  });
+
+  test("an OCI chart by its reference, with the NVCF credentials when the location takes them", () => {
+    const opts = templateOptions(
+      {
+        ...base,
+        chart: chart("oci", "oci://nvcr.io/org/helm-nvcf-api-keys", undefined, true),
+        username: "$oauthtoken",
+      },
+      resolved,
+      false,
+    );
+    expect(opts).toMatchObject({
+      chart: "oci://nvcr.io/org/helm-nvcf-api-keys",
+      skip_crd_rendering: false,
+      fetch_opts: { username: "$oauthtoken", password: "chart-pass" },
+    });
+    expect(opts).not.toHaveProperty("path");
+  });
+
+  test("an HTTPS chart by name and repository, anonymous when the location takes no credentials", () => {
+    expect(
+      templateOptions(
+        { ...base, chart: chart("https", "kai-scheduler", "https://charts.example.com") },
+        { namespace: "kai", values: {} },
+        true,
+      ),
+    ).toMatchObject({ chart: "kai-scheduler", fetch_opts: { repo: "https://charts.example.com" } });
   });
 });
