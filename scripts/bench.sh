@@ -15,9 +15,10 @@
 #                             their mean, so both sides see the same state of the machine (the program's preview
 #                             comes right after `pulumi up`, while the cluster still settles).
 #                             preview-noop/empty-after: over the one taken after only (the earlier method, for older figures)
-#   preview-one-change-s, preview-one-change-over-noop-s
+#   preview-one-change-s, preview-noop-again-s, preview-one-change-over-noop-s
 #                             `pulumi preview -s dev` with one release's values changed (its server-side dry run
-#                             included), and what that adds over the no-op preview of the same run (seconds)
+#                             included), a no-op preview right after it, and what the change adds over that one
+#                             (seconds)
 #   up-phase/critical-path    `pulumi up -s dev` from nothing: resource phase ÷ the longest chain of the same run's
 #                             step durations over the state's dependencies (tools/bench-analyze.ts)
 #   helmfile/install          under the readiness profile (scripts/cluster.sh NVCF_READINESS_PROFILE=real): the
@@ -256,8 +257,11 @@ for i in $(seq 1 "$RUNS"); do
   (cd "$proj" && pulumi config set -s dev --path nvcf:releaseValues.api-keys.apikeys.replicaCount 2 >/dev/null)
   c=$(cd "$proj" && timed_ms pulumi preview -s dev) || die "one-change preview of dev failed"
   (cd "$proj" && pulumi config rm -s dev nvcf:releaseValues >/dev/null)
+  # The no-op preview again, right after it (the first one follows `pulumi up` while the cluster still settles).
+  p2=$(cd "$proj" && timed_ms pulumi preview -s dev --expect-no-changes) || die "no-op preview of dev shows changes or fails"
+  row preview-noop-again-s "$(secs "$p2")"
   row preview-one-change-s "$(secs "$c")"
-  row preview-one-change-over-noop-s "$(secs "$((c - p))")"
+  row preview-one-change-over-noop-s "$(secs "$((c - p2))")"
 
   # One compute-plane stack through the CLI with its event log: start-up, resource phase against its critical
   # path, and the CPU of the CLI's process tree (and of its cluster) as a user's `pulumi up` spends it.
