@@ -2,7 +2,7 @@
  * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
  * control-plane stack and the compute-plane stacks that reference it, as one thing.
  *
- * Verbs: preview, up, upgrade, destroy, rotate, preflight, status, graph (this file wires them; each lives in
+ * Verbs: preview, up, upgrade, rehearse, destroy, rotate, preflight, status, graph (this file wires them; each lives in
  * cli/verbs/)
  * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
@@ -18,6 +18,7 @@ export const VERBS = [
   "preview",
   "up",
   "upgrade",
+  "rehearse",
   "destroy",
   "rotate",
   "preflight",
@@ -115,13 +116,36 @@ export function buildProgram(
       .option("--yes", "do not ask for confirmation (required when not interactive)")
       .option("--plain", "plain progress lines even on a terminal");
 
+  const rehearseFirst = () =>
+    new Option(
+      "--rehearse",
+      "first run the same change on throwaway replicas of the clusters (nvcf rehearse); go on only when it passes",
+    );
+  /** `nvcf rehearse` with a deploying verb's options; EXIT.ok when it passed (or was not asked for). */
+  const rehearsedFirst = async (e: Environment, o: Record<string, unknown>): Promise<ExitCode> => {
+    if (!o["rehearse"]) return EXIT.ok;
+    const { rehearse } = await import("./verbs/rehearse");
+    const code = await rehearse(e, {
+      stack: o["stack"] as string[] | undefined,
+      to: o["to"] as string | undefined,
+      set: o["set"] as string[] | undefined,
+      parallel: o["parallel"] as number,
+      policyPack: o["policyPack"] as string[] | undefined,
+    });
+    if (code !== EXIT.ok) process.stderr.write("the rehearsal failed: nothing was changed\n");
+    return code;
+  };
+
   deploying(
-    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
-      stacks(),
-    ),
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
+      .addOption(stacks())
+      .addOption(rehearseFirst()),
   ).action(async (o) => {
+    const e = env(o);
+    const first = await rehearsedFirst(e, o);
+    if (first !== EXIT.ok) return setCode(first);
     const { up } = await import("./verbs/up");
-    setCode(await up(env(o), o));
+    setCode(await up(e, o));
   });
 
   deploying(
@@ -138,10 +162,40 @@ export function buildProgram(
           .argParser(collect)
           .default([]),
       ),
-  ).action(async (o) => {
-    const { upgrade } = await import("./verbs/upgrade");
-    setCode(await upgrade(env(o), o));
-  });
+  )
+    .addOption(rehearseFirst())
+    .action(async (o) => {
+      const e = env(o);
+      const first = await rehearsedFirst(e, o);
+      if (first !== EXIT.ok) return setCode(first);
+      const { upgrade } = await import("./verbs/upgrade");
+      setCode(await upgrade(e, o));
+    });
+
+  verb(
+    "rehearse",
+    "run nvcf up (or nvcf upgrade --to) on throwaway local replicas of the environment's clusters and report; the live clusters are only read",
+  )
+    .addOption(stacks())
+    .addOption(parallel())
+    .addOption(policy())
+    .option("--to <bundle>", "rehearse nvcf upgrade --to <bundle> instead of nvcf up")
+    .addOption(
+      new Option(
+        "--set <stack:key=value>",
+        "with --to: a config change that goes with the bundle change (repeatable)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig the live clusters are read through, contexts named as the stacks name them (a read-only identity is enough; default: $KUBECONFIG)",
+    )
+    .action(async (o) => {
+      const { rehearse } = await import("./verbs/rehearse");
+      setCode(await rehearse(env(o), o));
+    });
 
   verb("destroy", "destroy the GPU-cluster stacks (drained), then the control plane")
     .addOption(stacks())

@@ -90,12 +90,15 @@ export function ambientKubeconfigView(env: NodeJS.ProcessEnv = process.env): Kub
 }
 
 /**
- * One context of the ambient kubeconfig as a self-contained kubeconfig. Output: YAML text (contains
+ * One context of the ambient kubeconfig (`env`'s KUBECONFIG) as a self-contained kubeconfig. Output: YAML text (contains
  * credentials: wrap it with `pulumi.secret`) and the API server URL. Throws when the context is missing
  * (the config checks of config/load.ts report that first, naming the key).
  */
-export function kubeconfigForContext(context: string): { yaml: string; server: string } {
-  const { texts, baseDir } = readAmbientKubeconfigs();
+export function kubeconfigForContext(
+  context: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { yaml: string; server: string } {
+  const { texts, baseDir } = readAmbientKubeconfigs(env);
   return minifyKubeconfig(texts, context, (p) => fs.readFileSync(path.resolve(baseDir, p)));
 }
 
@@ -104,8 +107,12 @@ export function kubeconfigForContext(context: string): { yaml: string; server: s
  * texts, and the directory relative file names in them resolve against: the first file's, as kubectl does for most
  * setups (the working directory when there is none). Throws when a file cannot be read.
  */
-export function readAmbientKubeconfigs(): { files: string[]; texts: string[]; baseDir: string } {
-  const files = ambientKubeconfigFiles();
+export function readAmbientKubeconfigs(env: NodeJS.ProcessEnv = process.env): {
+  files: string[];
+  texts: string[];
+  baseDir: string;
+} {
+  const files = ambientKubeconfigFiles(env);
   return {
     files,
     texts: files.map((f) => fs.readFileSync(f, "utf8")),

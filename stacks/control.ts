@@ -83,14 +83,18 @@ export async function controlPlaneStack(
     ...installedChangeProblems(cfg, previous),
   ];
   const plan = controlUpgradePlan(cfg, previous, problems);
-  // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched.
+  // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched. In a rehearsal
+  // (cli/verbs/rehearse.ts) the contexts reach replicas, but nvcf-cli is handed the real clusters' access, read
+  // from the kubeconfig the rehearsal names, so the registrations' inputs are those of the real run.
+  const rehearsalSource = process.env["NVCF_REHEARSAL_SOURCE_KUBECONFIG"];
+  const accessEnv = rehearsalSource ? { ...process.env, KUBECONFIG: rehearsalSource } : process.env;
   const gpuClusters: Record<string, GpuClusterAccess> = {};
   for (const c of cfg.gpuClusters) {
     const given = cfg.gpuClusterKubeconfigs[c.name];
     if (given !== undefined) {
       gpuClusters[c.name] = { kubeconfig: pulumi.secret(given), apiServer: kubeconfigServer(given) };
     } else {
-      const k = kubeconfigForContext(c.context as string);
+      const k = kubeconfigForContext(c.context as string, accessEnv);
       gpuClusters[c.name] = { kubeconfig: pulumi.secret(k.yaml), apiServer: k.server };
     }
     gpuClusters[c.name].deployed = deployed[c.name];

@@ -43,6 +43,7 @@ import { stepLines } from "../progress";
 import { CliError, printFindings } from "../report";
 import { EXIT, type Environment, type ExitCode, type Finding, type StackFile } from "../types";
 import { formatPreview, stackChanges } from "./preview";
+import { inRehearsal } from "./rehearse";
 import { confirm, reportFailures, requireYesOrTerminal } from "./select";
 import { type UpOptions, progressFor } from "./up";
 
@@ -414,26 +415,32 @@ export async function upgrade(env: Environment, opts: UpgradeOptions): Promise<E
     process.off("SIGINT", onSigint);
   }
 
-  // 7. Verification: the checks (of the stack files as written now), and every deployed stack's outputs.
+  // 7. Verification: the checks (of the stack files as written now), and every deployed stack's outputs. In a
+  // rehearsal no container runs, so there is nothing running to verify: the real run does it.
   const { loadEnvironment } = await import("../environment");
   const now = loadEnvironment(env.projectDir, env.name);
   const registered = await a.registrationsOf(env);
-  const health = await a.asConfigError(() =>
-    checkHealth(
-      { ...now, compute: now.compute.filter((c) => !decision.notDeployed.includes(c.stack)) },
-      {
-        kubeconfig: opts.kubeconfig,
-        secrets,
-        registrations: registered,
-        retryForSeconds: opts.verifySeconds ?? 600,
-        onRetry: (unhealthy, left) =>
-          out(
-            `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ${unhealthy[0].object}: ` +
-              `${unhealthy[0].found}); checking again, for up to ${left} s more`,
-          ),
-      },
-    ),
-  );
+  const rehearsal = inRehearsal();
+  if (rehearsal)
+    out(`verification: not rehearsed (no container runs in a replica; the real upgrade verifies)`);
+  const health = rehearsal
+    ? []
+    : await a.asConfigError(() =>
+        checkHealth(
+          { ...now, compute: now.compute.filter((c) => !decision.notDeployed.includes(c.stack)) },
+          {
+            kubeconfig: opts.kubeconfig,
+            secrets,
+            registrations: registered,
+            retryForSeconds: opts.verifySeconds ?? 600,
+            onRetry: (unhealthy, left) =>
+              out(
+                `verification: ${unhealthy.length} not healthy yet (first: ${unhealthy[0].stack} ${unhealthy[0].object}: ` +
+                  `${unhealthy[0].found}); checking again, for up to ${left} s more`,
+              ),
+          },
+        ),
+      );
   const code = printFindings("verification", health, { failCode: EXIT.health }, out);
   const after = await Promise.all(
     files.map((f, i) => (decision.notDeployed.includes(f.stack) ? undefined : readDeployed(opened[i]))),

@@ -1,6 +1,16 @@
 # Shared by the Cassandra steps (components/upgradeSteps.ts joins it after lib.sh): nodetool and cqlsh in the
 # Cassandra pods as NVIDIA's notes run them, and the writers. Environment: NVCFP_CONTAINER, NVCFP_CQL_USER,
-# NVCFP_CQL_PASSWORD (secret), NVCFP_WRITER_NAMESPACES, NVCFP_ANNOTATION.
+# NVCFP_CQL_PASSWORD (secret), NVCFP_WRITER_NAMESPACES, NVCFP_ANNOTATION; in a rehearsal (`nvcf rehearse`, whose
+# replicas run no container) NVCFPULUMI_REHEARSAL, the file that journals what was not rehearsed.
+
+# rehearsing: true when the step runs in a rehearsal, on a replica where no container runs.
+rehearsing() { [ -n "${NVCFPULUMI_REHEARSAL:-}" ]; }
+
+# not_rehearsed <what>: says, and journals for the rehearsal's report, what the step did not do in a pod.
+not_rehearsed() {
+  echo "not rehearsed: $*"
+  printf '%s\n' "$*" >>"$NVCFPULUMI_REHEARSAL"
+}
 
 # nodetool_in <pod> <args...>
 nodetool_in() {

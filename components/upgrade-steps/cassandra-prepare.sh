@@ -45,28 +45,33 @@ if [ -n "$shape" ] && [ "$state" = "live" ]; then
     done
   }
   claims_bound || fail "the claims data-$sts-0..$((replicas - 1)) are not all Bound; Cassandra was not touched"
-  until_true "every Cassandra node to be UN (Up/Normal) in nodetool status" all_up_normal "$first" "$replicas"
-  echo "$(now) nodetool status: $replicas node(s) UN; claims data-$sts-0..$((replicas - 1)) Bound"
-  ks_text=$(migration_tables "$first") || fail "cqlsh in pod $first failed; Cassandra was not touched"
-  read -r -d '' -a keyspaces <<<"$ks_text" || true
-  [ "${#keyspaces[@]}" -gt 0 ] || fail "no table in keyspace schema_migrations: is this NVCF's Cassandra? nothing was changed"
-  dirty=$(dirty_migrations "$first" "${keyspaces[@]}") || fail "cqlsh in pod $first failed; Cassandra was not touched"
-  [ -z "$dirty" ] ||
-    fail "schema_migrations has a dirty migration for: $(tr '\n' ' ' <<<"$dirty")- reconcile it before upgrading (NVIDIA migrations/cassandra/README.md \"Recovering from a failed run\"); Cassandra was not touched"
-  echo "$(now) schema_migrations: no dirty migration (${keyspaces[*]})"
+  if rehearsing; then
+    not_rehearsed "in pod $first: nodetool status, the schema_migrations check and the row counts (no container runs in the replica)"
+    [ -n "$(record_get counts)" ] || record_set counts none
+  else
+    until_true "every Cassandra node to be UN (Up/Normal) in nodetool status" all_up_normal "$first" "$replicas"
+    echo "$(now) nodetool status: $replicas node(s) UN; claims data-$sts-0..$((replicas - 1)) Bound"
+    ks_text=$(migration_tables "$first") || fail "cqlsh in pod $first failed; Cassandra was not touched"
+    read -r -d '' -a keyspaces <<<"$ks_text" || true
+    [ "${#keyspaces[@]}" -gt 0 ] || fail "no table in keyspace schema_migrations: is this NVCF's Cassandra? nothing was changed"
+    dirty=$(dirty_migrations "$first" "${keyspaces[@]}") || fail "cqlsh in pod $first failed; Cassandra was not touched"
+    [ -z "$dirty" ] ||
+      fail "schema_migrations has a dirty migration for: $(tr '\n' ' ' <<<"$dirty")- reconcile it before upgrading (NVIDIA migrations/cassandra/README.md \"Recovering from a failed run\"); Cassandra was not touched"
+    echo "$(now) schema_migrations: no dirty migration (${keyspaces[*]})"
 
-  # Row counts, recorded once (a resumed run keeps the first record: the writers may already be down).
-  if [ -z "$(record_get counts)" ]; then
-    tables_text=$(data_tables "$first" "${keyspaces[@]}") || fail "cqlsh in pod $first failed; Cassandra was not touched"
-    read -r -d '' -a tables <<<"$tables_text" || true
-    if [ "${#tables[@]}" -eq 0 ]; then
-      counts="none"
-    else
-      counts=$(row_counts "$first" "${tables[@]}") || fail "could not count the rows of ${tables[*]}; Cassandra was not touched"
+    # Row counts, recorded once (a resumed run keeps the first record: the writers may already be down).
+    if [ -z "$(record_get counts)" ]; then
+      tables_text=$(data_tables "$first" "${keyspaces[@]}") || fail "cqlsh in pod $first failed; Cassandra was not touched"
+      read -r -d '' -a tables <<<"$tables_text" || true
+      if [ "${#tables[@]}" -eq 0 ]; then
+        counts="none"
+      else
+        counts=$(row_counts "$first" "${tables[@]}") || fail "could not count the rows of ${tables[*]}; Cassandra was not touched"
+      fi
+      record_set counts "$counts"
     fi
-    record_set counts "$counts"
+    echo "$(now) row counts recorded: $(record_get counts)"
   fi
-  echo "$(now) row counts recorded: $(record_get counts)"
 
   # No writes while the data is flushed, snapshotted and handed over.
   writers_quiesce
@@ -76,6 +81,10 @@ if [ -n "$shape" ] && [ "$state" = "live" ]; then
     pod="$sts-$i"
     done_nodes=" $(record_get snapshotted) "
     [[ "$done_nodes" == *" $pod "* ]] && continue
+    if rehearsing; then
+      not_rehearsed "in pod $pod: nodetool flush, nodetool snapshot -t $tag"
+      continue
+    fi
     nodetool_in "$pod" flush >/dev/null
     nodetool_in "$pod" snapshot -t "$tag" >/dev/null
     record_set snapshotted "$(xargs <<<"$done_nodes $pod")"
