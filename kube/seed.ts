@@ -94,7 +94,10 @@ export function notCopiedReason(kind: ApiKind, o: Obj, namespaces: ReadonlySet<s
   const k = key(kind);
   if (NOT_COPIED.has(k)) return "made again by the replica's controllers or meaningless there";
   if (kind.apiVersion.split("/")[0] === REPLICA_RUNTIME_GROUP) return "the replica's own runtime";
-  if (kind.kind === "CustomResourceDefinition" && (o["spec"] as Obj | undefined)?.["group"] === REPLICA_RUNTIME_GROUP)
+  if (
+    kind.kind === "CustomResourceDefinition" &&
+    (o["spec"] as Obj | undefined)?.["group"] === REPLICA_RUNTIME_GROUP
+  )
     return "the replica's own runtime";
   if (WEBHOOK_KINDS.has(k)) return "admission webhook: its server does not run in the replica";
   const owners = (m["ownerReferences"] as { kind?: string; controller?: boolean }[] | undefined) ?? [];
@@ -109,6 +112,8 @@ export function notCopiedReason(kind: ApiKind, o: Obj, namespaces: ReadonlySet<s
   }
   if (kind.kind === "Namespace") return namespaces.has(String(m["name"])) ? undefined : "not touched";
   if (kind.kind === "Node" && kind.apiVersion === "v1") return undefined;
+  // Volumes: readSource keeps those bound to a copied claim.
+  if (kind.kind === "PersistentVolume" && kind.apiVersion === "v1") return undefined;
   if (CLUSTER_COPIED.has(k)) return undefined;
   const ann = (m["annotations"] ?? {}) as Record<string, string>;
   const relNs = ann["meta.helm.sh/release-namespace"];
@@ -121,7 +126,8 @@ export function notCopiedReason(kind: ApiKind, o: Obj, namespaces: ReadonlySet<s
  * (uid, resourceVersion, generation, creation and deletion marks, managed fields, owner references), without
  * `status` (written afterwards through the status subresource where there is one), a Service without its cluster
  * IPs (the replica allocates its own; headless stays headless), a Job without its generated selector and labels,
- * a node marked for kwok (`kwok.x-k8s.io/node: fake`), a persistent volume's claim reference without the claim's uid.
+ * a node marked for kwok (`kwok.x-k8s.io/node: fake`), a persistent volume with reclaim policy Retain and its claim
+ * reference without the claim's uid, a claim without the marks of a completed binding (the replica binds it again).
  */
 export function replicaObject(kind: ApiKind, o: Obj): Obj {
   const out = structuredClone(o);
@@ -162,12 +168,23 @@ export function replicaObject(kind: ApiKind, o: Obj): Obj {
   }
   if (kind.kind === "Node" && kind.apiVersion === "v1") {
     m["annotations"] = { ...((m["annotations"] as Obj | undefined) ?? {}), "kwok.x-k8s.io/node": "fake" };
-    if (spec) (delete spec["podCIDR"], delete spec["podCIDRs"], delete spec["providerID"]);
+    if (spec) for (const f of ["podCIDR", "podCIDRs", "providerID"]) delete spec[f];
   }
-  if (kind.kind === "PersistentVolume" && spec?.["claimRef"]) {
-    const ref = spec["claimRef"] as Obj;
-    delete ref["uid"];
-    delete ref["resourceVersion"];
+  if (kind.kind === "PersistentVolume" && spec) {
+    // Nothing in the replica may reclaim what the volume points at (a host path of this machine, for one).
+    spec["persistentVolumeReclaimPolicy"] = "Retain";
+    const ref = spec["claimRef"] as Obj | undefined;
+    if (ref) {
+      delete ref["uid"];
+      delete ref["resourceVersion"];
+    }
+  }
+  if (kind.kind === "PersistentVolumeClaim") {
+    // Bound again by the replica's controller to the volume it names (a claim marked bound to a volume whose claim
+    // reference carries another uid is "lost").
+    const ann = (m["annotations"] ?? {}) as Record<string, string>;
+    delete ann["pv.kubernetes.io/bind-completed"];
+    delete ann["pv.kubernetes.io/bound-by-controller"];
   }
   return out;
 }
@@ -208,15 +225,25 @@ export function seedOrder(kind: ApiKind): number {
 }
 
 /**
- * The kinds a cluster serves that can be listed and created (one version per group: the preferred one), from API
- * discovery (`/api`, `/apis`, then each group version). GET requests only.
+ * The kinds a cluster serves that can be listed and created, each once (in its group's preferred version where it
+ * is served there), from API discovery (`/api`, `/apis`, then each group version). GET requests only.
  */
 export async function discoverKinds(api: ApiServer): Promise<ApiKind[]> {
+  // Every version of every group, the preferred one first: a kind served only in another version (Gateway API's
+  // TCPRoute in v1alpha2 beside v1) is found there, and a kind served in several is taken once, in the preferred one.
   const versions = ["v1"];
   const groups =
-    (await api.get<{ groups?: { preferredVersion?: { groupVersion?: string } }[] }>("/apis"))?.groups ?? [];
-  for (const g of groups)
-    if (g.preferredVersion?.groupVersion) versions.push(g.preferredVersion.groupVersion);
+    (
+      await api.get<{
+        groups?: { preferredVersion?: { groupVersion?: string }; versions?: { groupVersion?: string }[] }[];
+      }>("/apis")
+    )?.groups ?? [];
+  for (const g of groups) {
+    const preferred = g.preferredVersion?.groupVersion;
+    if (preferred) versions.push(preferred);
+    for (const v of g.versions ?? [])
+      if (v.groupVersion && v.groupVersion !== preferred) versions.push(v.groupVersion);
+  }
   const lists = await mapBounded(versions, 8, async (gv) => ({
     gv,
     list: await api.get<{
@@ -224,10 +251,14 @@ export async function discoverKinds(api: ApiServer): Promise<ApiKind[]> {
     }>(gv === "v1" ? "/api/v1" : `/apis/${gv}`),
   }));
   const out: ApiKind[] = [];
+  const seen = new Set<string>();
   for (const { gv, list } of lists) {
     const resources = list?.resources ?? [];
+    const group = gv.includes("/") ? gv.split("/")[0] : "";
     for (const r of resources) {
       if (r.name.includes("/")) continue;
+      if (seen.has(`${group}/${r.kind}`)) continue;
+      seen.add(`${group}/${r.kind}`);
       const verbs = r.verbs ?? [];
       if (!verbs.includes("list") || !verbs.includes("create")) continue;
       out.push({
@@ -367,5 +398,62 @@ async function crdsEstablished(replica: ApiServer, names: string[], timeoutMs = 
         throw new Error(`CRD ${n} not established in the replica after ${timeoutMs / 1000} s`);
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+}
+
+/** A workload's ready count: StatefulSets and Deployments `status.readyReplicas`, DaemonSets `status.numberReady`. */
+function readyCount(kind: string, o: Obj): number {
+  const s = (o["status"] ?? {}) as Obj;
+  return Number((kind === "DaemonSet" ? s["numberReady"] : s["readyReplicas"]) ?? 0);
+}
+
+const WORKLOADS = ["StatefulSet", "Deployment", "DaemonSet"];
+
+/**
+ * The workloads of the snapshot whose replica is not yet as ready as the source's (pure): `kind ns/name: <ready in the
+ * replica>/<ready in the source> ready` for each apps/v1 StatefulSet, Deployment and DaemonSet. Input: the snapshot
+ * and the replica's objects of those kinds.
+ */
+export function unreadyWorkloads(snap: SourceSnapshot, replicaObjects: Obj[]): string[] {
+  const inReplica = new Map(
+    replicaObjects.map((o) => {
+      const m = meta(o);
+      return [`${String(o["kind"])}/${String(m["namespace"])}/${String(m["name"])}`, o];
+    }),
+  );
+  const out: string[] = [];
+  for (const { kind, object } of snap.objects) {
+    if (kind.apiVersion !== "apps/v1" || !WORKLOADS.includes(kind.kind)) continue;
+    const m = meta(object);
+    const want = readyCount(kind.kind, object);
+    const r = inReplica.get(`${kind.kind}/${String(m["namespace"])}/${String(m["name"])}`);
+    const got = r ? readyCount(kind.kind, r) : 0;
+    if (got < want)
+      out.push(`${kind.kind} ${String(m["namespace"])}/${String(m["name"])}: ${got}/${want} ready`);
+  }
+  return out.sort();
+}
+
+/**
+ * Waits until every workload of the snapshot is as ready in the replica as in the source (its controllers make the
+ * pods, kwok reports them ready), for at most `timeoutMs`. Resolves to those still behind (empty: all caught up).
+ */
+export async function replicaCaughtUp(
+  replica: ApiServer,
+  snap: SourceSnapshot,
+  timeoutMs = 120000,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const objects: Obj[] = [];
+    for (const kind of WORKLOADS) {
+      const list = await replica
+        .get<{ items?: Obj[] }>(`/apis/apps/v1/${kind.toLowerCase()}s`)
+        .catch(() => undefined);
+      for (const o of list?.items ?? []) objects.push({ ...o, kind });
+    }
+    const behind = unreadyWorkloads(snap, objects);
+    if (behind.length === 0 || Date.now() > deadline) return behind;
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -54,6 +54,10 @@
 #                             releases that change; upgrade/plan.ts): its resource phase, the longest chain
 #                             of the same run's step durations over the dependencies the move records (its phases and
 #                             the changing releases), and their ratio; the chain itself in upgrade-chain-<run>
+#   rehearse-upgrade-s, rehearse/upgrade
+#                             the same move rehearsed first (`nvcf rehearse --env dev --stack dev`, docs/rehearsals.md:
+#                             a replica of nvcf-dev made, seeded, the move run on it, the report, the replica deleted),
+#                             wall seconds of the whole command, and its ratio to the real move's resource phase
 #   load-*                    the 1-minute load average when the figure of the same name was taken
 #   startup-control/compute   command start to the engine's first resource from the program (seconds)
 # Closing table: min / median / max over the runs.
@@ -361,6 +365,13 @@ for i in $(seq 1 "$RUNS"); do
   (cd "$proj" && pulumi up -s dev --yes --skip-preview >"$NVCF_LOCAL_DIR/upgrade-from-$i.log" 2>&1) ||
     die "pulumi up -s dev at 0.7.0 failed (log: $NVCF_LOCAL_DIR/upgrade-from-$i.log)"
   (cd "$proj" && pulumi config set -s dev nvcf:bundleVersion 0.8.0)
+  # The same move rehearsed first on a replica of nvcf-dev (docs/rehearsals.md): wall time of the whole command.
+  log "run $i/$RUNS: nvcf rehearse --env dev --stack dev, 0.7.0 -> 0.8.0 (load $(load1))"
+  t=$(ms)
+  (cd "$proj" && sigint_default npx nvcf rehearse --env dev --stack dev >"$NVCF_LOCAL_DIR/rehearse-upgrade-$i.log" 2>&1) ||
+    die "nvcf rehearse of the upgrade failed (log: $NVCF_LOCAL_DIR/rehearse-upgrade-$i.log)"
+  rehearsal=$(($(ms) - t))
+  row rehearse-upgrade-s "$(secs "$rehearsal")"
   l=$(load1)
   log "run $i/$RUNS: pulumi up -s dev, 0.7.0 -> 0.8.0, under the readiness profile (load $l)"
   row load-upgrade "$l"
@@ -368,6 +379,7 @@ for i in $(seq 1 "$RUNS"); do
   row upgrade-s "$(secs "$(field "$f" resourcePhaseMs)")"
   row upgrade-critical-path-s "$(secs "$(field "$f" criticalPathMs)")"
   row upgrade-phase/critical-path "$(ratio "$(field "$f" resourcePhaseMs)" "$(field "$f" criticalPathMs)")"
+  row rehearse/upgrade "$(ratio "$rehearsal" "$(field "$f" resourcePhaseMs)")"
   node -e 'console.log(JSON.parse(process.argv[1]).criticalPath.join(" -> "))' "$f" >"$NVCF_LOCAL_DIR/upgrade-chain-$i"
   log "run $i/$RUNS: the upgrade's critical path: $(cat "$NVCF_LOCAL_DIR/upgrade-chain-$i")"
   destroy dev
@@ -384,6 +396,6 @@ echo "nvcf-pulumi benchmark: $RUNS runs; readiness profile scale 1/$SCALE (one d
 echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (ratios are measured within each run)"
 "${ANALYZE[@]}" stats "$rows"
 echo
-echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5; upgrade-phase/critical-path <= 1.1"
+echo "targets: preview-noop/empty <= 1.5; up-phase/critical-path <= 1.1; real-install/helmfile <= 0.6; gpu-parallel-4/1 <= 1.5; upgrade-phase/critical-path <= 1.1; rehearse/upgrade <= 0.333"
 exit
 }

@@ -178,13 +178,16 @@ EOF
 # `kubectl exec` (scripts/inpod.sh). Leader election is off for the
 # controller manager and the scheduler (one instance each): with it on, both exit when the API server is away
 # for more than the lease's renew deadline (10 s), and nothing restarts them here. The kwok Stages: kwok_stages.
+# The API server's audit log: audit_policy.
 kwokctl_config() { # name
   local f="$KWOK_WORKDIR/nvcf-kwokctl-$1.yaml"
-  cat >"$f" <<'EOF'
+  audit_policy >"$KWOK_WORKDIR/nvcf-audit-policy.yaml"
+  cat >"$f" <<EOF
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
+  kubeAuditPolicy: $KWOK_WORKDIR/nvcf-audit-policy.yaml
   enableCRDs:
     - Exec
 componentsPatches:
@@ -202,6 +205,22 @@ EOF
   inpod_kwokctl_patch >>"$f"
   kwok_stages "$1" >>"$f"
   echo "$f"
+}
+
+# The audit policy of every local cluster: requests made with a service account's token are logged (verb, user,
+# object; no bodies), nothing else. No component, stand-in host process or test uses a service account's token
+# except an identity a test makes for the purpose (the rehearsal's read-only reader, tests/e2e/upgrade.test.ts), so
+# the log holds exactly what that identity asked. kwokctl writes it to $KWOK_WORKDIR/clusters/<name>/logs/audit.log.
+audit_policy() {
+  cat <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    userGroups: ["system:serviceaccounts"]
+  - level: None
+EOF
 }
 
 # Real-world minutes a Helm release takes to install under the readiness profile `real`: the whole release, from
@@ -479,6 +498,8 @@ up_one() {
       die "cluster $name was created with readiness profile $(profile_of "$name"), not $(profile_wanted): bash scripts/cluster.sh down $name first"
     [ "$(stages_of "$name")" = "$(stages_wanted "$name")" ] ||
       die "cluster $name was created with other kwok Stages than this script writes (kwok_stages: the held hooks): bash scripts/cluster.sh down $name first"
+    [ -f "$KWOK_WORKDIR/clusters/$name/nvcf-audit" ] ||
+      die "cluster $name was created without the audit log (audit_policy): bash scripts/cluster.sh down $name first"
     # Also when the API server answers but a component is gone (e.g. a cluster made before leader election was
     # turned off, see kwokctl_config): kwokctl start starts only the components that are not running.
     if ! k "$name" get --raw /readyz >/dev/null 2>&1 || ! all_running "$name"; then
@@ -504,6 +525,7 @@ up_one() {
       --wait 3m >"$log" 2>&1 || { cat "$log" >&2; die "kwokctl could not create $name"; }
     [ "$READINESS_PROFILE" = none ] || profile_wanted >"$KWOK_WORKDIR/clusters/$name/nvcf-readiness-profile"
     stages_wanted "$name" >"$KWOK_WORKDIR/clusters/$name/nvcf-stages"
+    audit_policy >"$KWOK_WORKDIR/clusters/$name/nvcf-audit"
   fi
   # Nodes (idempotent).
   local nodes n specs

@@ -36,7 +36,7 @@ import {
   readAmbientKubeconfigs,
 } from "../../kube/kubeconfig";
 import { createReplica, deleteReplicas, findReplicaBinaries, type Replica } from "../../kube/replica";
-import { readSource, seedReplica, type SourceSnapshot } from "../../kube/seed";
+import { readSource, replicaCaughtUp, seedReplica, type SourceSnapshot } from "../../kube/seed";
 import { CliError } from "../report";
 import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
 import { selectStacks } from "./select";
@@ -132,7 +132,8 @@ export function repointProviders(exported: Obj, kubeconfigPath: string): Obj {
 /**
  * The rehearsal's kubeconfig (YAML text, pure): one context per real context name, reaching that context's replica
  * with the replica's own cluster and user entries. Input: real context → the replica's kubeconfig text and context;
- * the current context; `others`, real contexts kept as they are (context → a self-contained kubeconfig of it,
+ * the current context (kept when a replica stands for it, else the first replica's: what takes the current context
+ * reaches a replica, never a live cluster); `others`, real contexts kept as they are (context → a self-contained kubeconfig of it,
  * kube/kubeconfig.ts `minifyKubeconfig`).
  */
 export function rehearsalKubeconfig(
@@ -400,7 +401,8 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
     // One file (the Kubernetes provider takes KUBECONFIG as one path): rehearsalKubeconfig's.
     KUBECONFIG: path.join(dir, "kubeconfig"),
     [REHEARSAL_JOURNAL_ENV]: path.join(dir, "journal"),
-    [REHEARSAL_SOURCE_KUBECONFIG_ENV]: p.view.searched.join(path.delimiter),
+    // The kubeconfig the real run uses (not --kubeconfig's reader): the registrations' inputs are read from it.
+    [REHEARSAL_SOURCE_KUBECONFIG_ENV]: ambientKubeconfigView(process.env).searched.join(path.delimiter),
     PATH: `${guardBin}${path.delimiter}${process.env["PATH"] ?? ""}`,
   };
   fs.writeFileSync(path.join(dir, "journal"), "", { mode: 0o600 });
@@ -492,6 +494,10 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
         ctx,
         latestReleases(snap.objects.filter((o) => o.kind.kind === "Secret").map((o) => o.object)),
       );
+      // The workloads' pods as ready as in the source before the run (what the run checks first, e.g. an
+      // upgrade's health check of the bundle deployed, is then what it is in the source).
+      const behind = await replicaCaughtUp(api, snap);
+      for (const b of behind) out(`replica of ${ctx}: not as ready as the source after 120 s: ${b}`);
       const sec = (ms: number) => (ms / 1000).toFixed(1);
       out(
         `replica of ${ctx}: made in ${sec(made)} s; ${snap.objects.length} object(s) read with GET requests only in ` +

@@ -46,6 +46,8 @@ export interface RunOptions {
   input?: string;
   /** Working directory (default: the project copy). */
   cwd?: string;
+  /** Environment entries for this command only, over the suite's. */
+  env?: Record<string, string>;
 }
 
 /** A private copy of the project for one suite, with the commands that run in it. */
@@ -105,7 +107,7 @@ export function e2eProject(
   const run = (cmd: string, args: string[], opts: RunOptions = {}): SpawnSyncReturns<string> => {
     const r = spawnSync(cmd, args, {
       cwd: opts.cwd ?? work,
-      env,
+      env: opts.env ? { ...env, ...opts.env } : env,
       encoding: "utf8",
       input: opts.input ?? "",
       maxBuffer: 256 * 1024 * 1024,

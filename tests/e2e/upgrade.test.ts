@@ -11,14 +11,18 @@
  * 2. 0.7.0: dev, dev-gpu-a and dev-gpu-b (every add-on 0.7.0 ships) installed with `nvcf up`; marker files written
  *    into every claim's directory (the local StorageClass's host paths) and a table with rows on every Cassandra
  *    node; a downgrade to 0.6.1 refused before anything is touched.
- * 3. The upgrade to 0.8.0 (KAI and topology-aware scheduling joining gpu-b with the bundle change, `--set`),
+ * 3. Rehearsals of the upgrade (`nvcf rehearse --to 0.8.0`, docs/rehearsals.md) on replicas of the three clusters: one
+ *    that passes, reading the live clusters through a ServiceAccount bound to get, list and watch only (the
+ *    clusters' audit log shows that identity asked nothing else; objects, releases, stack files and state unchanged);
+ *    one that an admission policy of the live cluster refuses; one interrupted with SIGINT, leaving nothing behind.
+ * 4. The upgrade to 0.8.0 (KAI and topology-aware scheduling joining gpu-b with the bundle change, `--set`),
  *    interrupted with SIGINT to the command's process group once the Cassandra phase has started (its record
  *    ConfigMap exists); then `nvcf up --env dev` resumes and converges (control plane first). Before it, the
  *    state a pull request moving the three stack files meets (the files at 0.8.0, every stack at 0.7.0):
  *    `nvcf preview` and the pull-request workflow's preview step (scripts/preview-environment.sh) pass with every
  *    stack's plan, the GPU stacks previewed against the control plane's target; a GPU stack's update is still
  *    refused before its control plane is there, and a GPU stack moved alone fails its preview.
- * 4. Then: every release at its 0.8.0 chart version, only the releases whose chart or values changed upgraded (Helm
+ * 5. Then: every release at its 0.8.0 chart version, only the releases whose chart or values changed upgraded (Helm
  *    revisions), every marker and row still there, every claim with its UID, the GPU clusters' registration IDs
  *    unchanged and their NVCFBackends healthy, `nvcf status` exit 0, `bundleVersion` 0.8.0 on every stack, and a
  *    second `nvcf preview --expect-no-changes` exit 0. No secret in anything printed.
@@ -296,6 +300,234 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
       /nvcf:bundleVersion: "?0\.7\.0"?$/m,
     );
   }, 300_000);
+
+  /**
+   * A read-only identity on every local cluster (a ServiceAccount bound to get, list and watch on everything) and a
+   * kubeconfig of it whose contexts carry the stacks' context names: what `nvcf rehearse --kubeconfig` reads the live
+   * clusters through. The clusters' audit policy logs exactly the requests made with a service account's token
+   * (scripts/cluster.sh audit_policy).
+   */
+  function readerKubeconfig(): string {
+    const file = path.join(p.work, "reader.kubeconfig");
+    const doc: any = { apiVersion: "v1", kind: "Config", clusters: [], users: [], contexts: [] };
+    const rbac = path.join(p.work, "reader-rbac.json");
+    const name = "nvcf-rehearsal-reader";
+    fs.writeFileSync(
+      rbac,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "List",
+        items: [
+          { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: "default" } },
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name },
+            rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["get", "list", "watch"] }],
+          },
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRoleBinding",
+            metadata: { name },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+            subjects: [{ kind: "ServiceAccount", name, namespace: "default" }],
+          },
+        ],
+      }),
+    );
+    for (const c of CLUSTERS) {
+      p.kubectl(c, "apply", "-f", rbac);
+      const token = p.kubectl(c, "create", "token", "nvcf-rehearsal-reader", "-n", "default").trim();
+      const own = JSON.parse(
+        p.kubectl(c, "config", "view", "--minify", "--flatten", "-o", "json", "--context", `kwok-nvcf-${c}`),
+      );
+      doc.clusters.push({ name: c, cluster: own.clusters[0].cluster });
+      doc.users.push({ name: c, user: { token } });
+      doc.contexts.push({ name: `kwok-nvcf-${c}`, context: { cluster: c, user: c } });
+    }
+    doc["current-context"] = "kwok-nvcf-dev";
+    fs.writeFileSync(file, JSON.stringify(doc), { mode: 0o600 });
+    return file;
+  }
+
+  /** The audit log of a local cluster (scripts/cluster.sh audit_policy): one JSON event per line. */
+  function auditEvents(cluster: string): any[] {
+    const dir =
+      process.env["NVCF_LOCAL_DIR"] ?? path.join(process.env["HOME"] ?? "", ".cache", "nvcf-pulumi");
+    const file = path.join(dir, "kwok", "clusters", `nvcf-${cluster}`, "logs", "audit.log");
+    return lines(fs.readFileSync(file, "utf8")).map((l) => JSON.parse(l));
+  }
+
+  /** What a write to a cluster would change: every object's resourceVersion in the namespaces the stacks use. */
+  function fingerprint(cluster: string): Record<string, string> {
+    const items = JSON.parse(
+      p.kubectl(
+        cluster,
+        "get",
+        "secrets,configmaps,statefulsets,deployments,persistentvolumeclaims",
+        "-A",
+        "-o",
+        "json",
+      ),
+    ).items as any[];
+    return Object.fromEntries(
+      items.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+    );
+  }
+
+  test("nvcf rehearse --to 0.8.0 passes on replicas, reading the live clusters with a read-only identity; nothing live is written", () => {
+    const reader = readerKubeconfig();
+    const auditFrom = Object.fromEntries(CLUSTERS.map((c) => [c, auditEvents(c).length]));
+    const prints = Object.fromEntries(CLUSTERS.map((c) => [c, fingerprint(c)]));
+    const files = ["dev", "dev-gpu-a", "dev-gpu-b"].map((s) =>
+      fs.readFileSync(path.join(p.work, `Pulumi.${s}.yaml`), "utf8"),
+    );
+    const state = ["dev", "dev-gpu-a", "dev-gpu-b"].map((s) => p.pulumi(s, ["stack", "export"]).stdout);
+    const tmp = fs.mkdtempSync(path.join(p.work, "tmp-"));
+    const r = p.run(
+      "npx",
+      ["nvcf", "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS, "--kubeconfig", reader],
+      { allowFail: true, env: { TMPDIR: tmp } },
+    );
+    const out = `${r.stdout}${r.stderr}`;
+    transcript.push(
+      `$ nvcf rehearse --env dev --to 0.8.0 ${TARGET_SETS.join(" ")} --kubeconfig reader.kubeconfig\n${out}`,
+    );
+    expect([r.status, out]).toEqual([
+      0,
+      expect.stringMatching(/^rehearsal passed in \d+ s: the live clusters were only read/m),
+    ]);
+    expect(out).toMatch(
+      /^replica of kwok-nvcf-dev: made in [\d.]+ s; \d+ object\(s\) read with GET requests only/m,
+    );
+    // The upgrade's own lines, as the real run prints them, and the report.
+    expect(out).toMatch(/^ {2}\| .*statefulset\/cassandra deleted with --cascade=orphan/m);
+    expect(out).toMatch(
+      /^ {2}kwok-nvcf-dev: release cassandra-system\/cassandra: revision \d+ \(deployed\) -> \d+ \(deployed\)$/m,
+    );
+    expect(out).toMatch(
+      /^ {2}kwok-nvcf-gpu-b: release kai-scheduler\/kai-scheduler: installed, revision 1 \(deployed\)$/m,
+    );
+    expect(out).toMatch(
+      /^ {2}not rehearsed: in pod cassandra-0: nodetool status, the schema_migrations check and the row counts/m,
+    );
+    expect(out).toMatch(
+      /^ {2}not rehearsed: in pod cassandra-2: nodetool flush, nodetool snapshot -t nvcf-adoption-/m,
+    );
+    // Nothing live written: the reader asked only get/list/watch (the audit log), every object kept its
+    // resourceVersion, the stack files and the state are as they were, and no file or process is left.
+    for (const c of CLUSTERS) {
+      const events = auditEvents(c).slice(auditFrom[c]);
+      const mine = events.filter(
+        (e) => e.user?.username === "system:serviceaccount:default:nvcf-rehearsal-reader",
+      );
+      expect([c, mine.length > 0]).toEqual([c, true]);
+      expect([c, [...new Set(mine.map((e) => e.verb))].sort()]).toEqual([
+        c,
+        expect.arrayContaining(["list"]),
+      ]);
+      expect([
+        c,
+        mine
+          .filter((e) => !["get", "list", "watch"].includes(e.verb))
+          .map((e) => `${e.verb} ${e.requestURI}`),
+      ]).toEqual([c, []]);
+      expect([c, releases(p, c)]).toEqual([c, before[c]]);
+      expect([c, fingerprint(c)]).toEqual([c, prints[c]]);
+    }
+    expect(
+      ["dev", "dev-gpu-a", "dev-gpu-b"].map((s) =>
+        fs.readFileSync(path.join(p.work, `Pulumi.${s}.yaml`), "utf8"),
+      ),
+    ).toEqual(files);
+    expect(["dev", "dev-gpu-a", "dev-gpu-b"].map((s) => p.pulumi(s, ["stack", "export"]).stdout)).toEqual(
+      state,
+    );
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    expect(spawnSync("pgrep", ["-f", tmp], { encoding: "utf8" }).stdout).toBe("");
+  }, 900_000);
+
+  test("a rehearsal of a change a cluster-side rule refuses reports the refusal and exits non-zero", () => {
+    // An admission policy of the live cluster, copied into the replica: no StatefulSet of cassandra-system may change.
+    const policy = {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: "e2e-frozen-cassandra" },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ["apps"],
+              apiVersions: ["v1"],
+              operations: ["UPDATE", "DELETE"],
+              resources: ["statefulsets"],
+            },
+          ],
+        },
+        validations: [{ expression: "false", message: "cassandra-system is frozen by e2e-frozen-cassandra" }],
+      },
+    };
+    const binding = {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: "e2e-frozen-cassandra" },
+      spec: {
+        policyName: "e2e-frozen-cassandra",
+        validationActions: ["Deny"],
+        matchResources: {
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "cassandra-system" } },
+        },
+      },
+    };
+    const file = path.join(p.work, "frozen.json");
+    fs.writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items: [policy, binding] }));
+    p.kubectl("dev", "apply", "-f", file);
+    try {
+      const r = nvcf(p, "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS);
+      const out = `${r.out}${r.err}`;
+      transcript.push(
+        `$ nvcf rehearse --env dev --to 0.8.0 ${TARGET_SETS.join(" ")}   # admission policy\n${out}`,
+      );
+      expect(r.code).not.toBe(0);
+      expect(out).toMatch(/cassandra-system is frozen by e2e-frozen-cassandra/);
+      expect(r.err).toMatch(
+        /^rehearsal failed in \d+ s \(the rehearsed nvcf upgrade --to 0\.8\.0 exited \d+\): the real run would stop the same way/m,
+      );
+      for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+    } finally {
+      p.kubectl("dev", "delete", "-f", file);
+    }
+  }, 900_000);
+
+  test("SIGINT during a rehearsal leaves no replica process and no file", async () => {
+    const tmp = fs.mkdtempSync(path.join(p.work, "tmp-"));
+    // The nvcf command's own node process (no npx in between), so SIGINT reaches it as Ctrl-C would.
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [path.join(p.work, "cli", "nvcf.js"), "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS],
+      { cwd: p.work, env: { ...p.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    child.stdout?.on("data", (b) => (out += b));
+    child.stderr?.on("data", (b) => (out += b));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Interrupted while the rehearsed upgrade runs on the replicas (every replica made and seeded).
+    const deadline = Date.now() + 300_000;
+    while (!/^rehearsal: nvcf upgrade --to 0\.8\.0 against the replicas$/m.test(out) && Date.now() < deadline)
+      await sleep(250);
+    await sleep(3000);
+    const during = spawnSync("pgrep", ["-f", tmp], { encoding: "utf8" }).stdout;
+    child.kill("SIGINT");
+    const code = await exited;
+    expect(during).not.toBe(""); // the replicas ran under the rehearsal's directory
+    expect(out).toMatch(/^rehearsal interrupted \(SIGINT\): deleting the replicas and /m);
+    expect(code).not.toBe(0);
+    await sleep(1000);
+    expect(spawnSync("pgrep", ["-af", tmp], { encoding: "utf8" }).stdout).toBe("");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+  }, 600_000);
 
   test("the pull request's view of the stack files at 0.8.0: nvcf preview and the pull-request step pass with every stack's plan", () => {
     // The state a pull request that moves all three stack files meets: the files name 0.8.0 (and the settings that

@@ -29,6 +29,7 @@ test("no verb prints the help on stderr and is a usage error", async () => {
     "preview",
     "up",
     "upgrade",
+    "rehearse",
     "destroy",
     "rotate",
     "preflight",

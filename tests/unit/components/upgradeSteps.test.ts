@@ -5,6 +5,9 @@
  * orphan delete; verification and restore), each from a clean start and resumed from the points an interrupted
  * run leaves. The Cassandra password is a sentinel that must appear on no command line and in no output.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import {
   ADOPTION_RECORD,
   BITNAMI_CLAIM_LABEL,
@@ -531,5 +534,50 @@ describe("Cassandra's adoption: verify", () => {
     expect(r.stdout).toMatch(
       /no adoption recorded in configmap cassandra-system\/nvcf-cassandra-adoption: nothing to verify/,
     );
+  });
+});
+
+describe("Cassandra's adoption in a rehearsal (NVCFPULUMI_REHEARSAL, docs/rehearsals.md)", () => {
+  const journal = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-journal-"));
+    return { dir, file: path.join(dir, "journal") };
+  };
+
+  test("prepare and verify do their Kubernetes work, run nothing in a pod, and journal what they did not run", () => {
+    const j = journal();
+    try {
+      const env = { ...casEnv, NVCFPULUMI_REHEARSAL: j.file };
+      const prep = runFake(stepScript(CASSANDRA_PREPARE), casState("bitnami"), env);
+      expect([prep.code, prep.stderr]).toEqual([0, ""]);
+      expect(prep.calls.some((c) => c.includes("exec"))).toBe(false);
+      // The StatefulSet deleted with --cascade=orphan, the writers at zero, the old pod deleted, as in the real run.
+      expect(prep.state.objects[`${CAS}/StatefulSet/cassandra`]).toBeUndefined();
+      expect(prep.state.objects[`${CAS}/Pod/cassandra-0`]).toBeUndefined();
+      for (const [ns, name] of WRITERS)
+        expect([name, deployment(prep.state, ns, name).spec.replicas]).toEqual([name, 0]);
+      expect(record(prep.state)!["counts"]).toBe("none");
+      const own = casState("own");
+      const s = JSON.parse(JSON.stringify(prep.state)) as FakeState;
+      for (const k of Object.keys(own.objects))
+        if (/\/(StatefulSet|Pod)\//.test(k)) s.objects[k] = own.objects[k];
+      const ver = runFake(stepScript(CASSANDRA_VERIFY), s, env);
+      expect([ver.code, ver.stderr]).toEqual([0, ""]);
+      expect(ver.calls.some((c) => c.includes("exec"))).toBe(false);
+      expect(record(ver.state)!["phase"]).toBe("verified");
+      for (const [ns, name, n] of WRITERS)
+        expect([name, deployment(ver.state, ns, name).spec.replicas]).toEqual([name, n]);
+      expect(fs.readFileSync(j.file, "utf8").split("\n").filter(Boolean)).toEqual([
+        "in pod cassandra-0: nodetool status, the schema_migrations check and the row counts (no container runs in the replica)",
+        expect.stringMatching(
+          /^in pod cassandra-0: nodetool flush, nodetool snapshot -t nvcf-adoption-\d{8}t\d{6}z$/,
+        ),
+        expect.stringMatching(/^in pod cassandra-1: nodetool flush/),
+        expect.stringMatching(/^in pod cassandra-2: nodetool flush/),
+        "in pod cassandra-0: nodetool status, the row counts and the schema_migrations check after the adoption (no container runs in the replica)",
+      ]);
+      expect(prep.stdout).toMatch(/^not rehearsed: in pod cassandra-2: nodetool flush/m);
+    } finally {
+      fs.rmSync(j.dir, { recursive: true, force: true });
+    }
   });
 });
