@@ -404,7 +404,11 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
     // The kubeconfig the real run uses (not --kubeconfig's reader): the registrations' inputs are read from it.
     [REHEARSAL_SOURCE_KUBECONFIG_ENV]: ambientKubeconfigView(process.env).searched.join(path.delimiter),
     PATH: `${guardBin}${path.delimiter}${process.env["PATH"] ?? ""}`,
+    // What the run's programs write to a temporary directory (the Kubernetes provider's kubeconfig copies, for
+    // one) goes with the rehearsal's directory.
+    TMPDIR: path.join(dir, "tmp"),
   };
+  fs.mkdirSync(path.join(dir, "tmp"), { mode: 0o700 });
   fs.writeFileSync(path.join(dir, "journal"), "", { mode: 0o600 });
   const namespacesOf = new Map<string, Set<string>>();
   for (const s of [env.control, ...env.compute]) {

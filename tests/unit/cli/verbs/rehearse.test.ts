@@ -223,3 +223,14 @@ test("nvcf rehearse refuses, before anything is made, a stack it cannot point at
     /^cannot rehearse: stack prod-eks reaches its cluster through nvcf:kubeconfig or nvcf:aws\.eksClusterName; .* Fix: give the stack nvcf:kubernetes\.context/m,
   );
 });
+
+test("up --rehearse and upgrade --rehearse rehearse first: refused there, nothing else runs", async () => {
+  for (const args of [
+    ["up", "--env", "prod-eks", "--cwd", ROOT, "--yes", "--rehearse"],
+    ["upgrade", "--env", "prod-eks", "--cwd", ROOT, "--yes", "--to", "0.8.0", "--rehearse"],
+  ]) {
+    const r = await nvcf(...args);
+    expect([args[0], r.code]).toEqual([args[0], EXIT.usage]);
+    expect(r.err).toMatch(/^cannot rehearse: stack prod-eks reaches its cluster through nvcf:kubeconfig/m);
+  }
+});
