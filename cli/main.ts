@@ -8,7 +8,7 @@
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
  * including commander's own, exit EXIT.usage; a CliError its code; anything else EXIT.internal).
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option, type OptionValues } from "commander";
 import { loadEnvironment } from "./environment";
 import { CliError } from "./report";
 import { EXIT, type Environment, type ExitCode } from "./types";
@@ -114,39 +114,45 @@ export function buildProgram(
       .addOption(kubeconfig())
       .addOption(verifySeconds())
       .option("--yes", "do not ask for confirmation (required when not interactive)")
-      .option("--plain", "plain progress lines even on a terminal");
-
-  const rehearseFirst = () =>
-    new Option(
-      "--rehearse",
-      "first run the same change on throwaway replicas of the clusters (nvcf rehearse); go on only when it passes",
-    );
-  /** `nvcf rehearse` with a deploying verb's options; EXIT.ok when it passed (or was not asked for). */
-  const rehearsedFirst = async (e: Environment, o: Record<string, unknown>): Promise<ExitCode> => {
-    if (!o["rehearse"]) return EXIT.ok;
-    const { rehearse } = await import("./verbs/rehearse");
-    const code = await rehearse(e, {
-      stack: o["stack"] as string[] | undefined,
-      to: o["to"] as string | undefined,
-      set: o["set"] as string[] | undefined,
-      parallel: o["parallel"] as number,
-      policyPack: o["policyPack"] as string[] | undefined,
-    });
-    if (code !== EXIT.ok) process.stderr.write("the rehearsal failed: nothing was changed\n");
-    return code;
-  };
+      .option("--plain", "plain progress lines even on a terminal")
+      .option(
+        "--rehearse",
+        "first run the same change on throwaway replicas of the clusters (nvcf rehearse); go on only when it passes",
+      );
+  /**
+   * A deploying verb's action: with `--rehearse`, `nvcf rehearse` with the verb's options first, and the verb only
+   * when the rehearsal passed (its exit code otherwise).
+   */
+  const deployAction =
+    (run: (e: Environment, o: OptionValues) => Promise<ExitCode>) => async (o: OptionValues) => {
+      const e = env(o as Common);
+      if (o["rehearse"]) {
+        const { rehearse } = await import("./verbs/rehearse");
+        const code = await rehearse(e, {
+          stack: o["stack"] as string[] | undefined,
+          to: o["to"] as string | undefined,
+          set: o["set"] as string[] | undefined,
+          parallel: o["parallel"] as number,
+          policyPack: o["policyPack"] as string[] | undefined,
+        });
+        if (code !== EXIT.ok) {
+          process.stderr.write("the rehearsal failed: nothing was changed\n");
+          return setCode(code);
+        }
+      }
+      setCode(await run(e, o));
+    };
 
   deploying(
-    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
-      .addOption(stacks())
-      .addOption(rehearseFirst()),
-  ).action(async (o) => {
-    const e = env(o);
-    const first = await rehearsedFirst(e, o);
-    if (first !== EXIT.ok) return setCode(first);
-    const { up } = await import("./verbs/up");
-    setCode(await up(e, o));
-  });
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
+      stacks(),
+    ),
+  ).action(
+    deployAction(async (e, o) => {
+      const { up } = await import("./verbs/up");
+      return up(e, o as Parameters<typeof up>[1]);
+    }),
+  );
 
   deploying(
     verb(
@@ -162,15 +168,12 @@ export function buildProgram(
           .argParser(collect)
           .default([]),
       ),
-  )
-    .addOption(rehearseFirst())
-    .action(async (o) => {
-      const e = env(o);
-      const first = await rehearsedFirst(e, o);
-      if (first !== EXIT.ok) return setCode(first);
+  ).action(
+    deployAction(async (e, o) => {
       const { upgrade } = await import("./verbs/upgrade");
-      setCode(await upgrade(e, o));
-    });
+      return upgrade(e, o as Parameters<typeof upgrade>[1]);
+    }),
+  );
 
   verb(
     "rehearse",

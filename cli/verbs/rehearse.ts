@@ -277,6 +277,10 @@ function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.Proce
 
 /** Runs the verb (see the module comment). Returns the exit code. */
 export async function rehearse(env: Environment, opts: RehearseOptions): Promise<ExitCode> {
+  if (opts.to && opts.stack?.length)
+    throw new CliError(EXIT.usage, "--stack does not go with --to: an upgrade moves the whole environment");
+  if (!opts.to && opts.set?.length)
+    throw new CliError(EXIT.usage, "--set goes with --to (the changes that go with a bundle move)");
   const { control, compute } = opts.to
     ? { control: env.control, compute: env.compute }
     : selectStacks(env, opts.stack);
@@ -393,6 +397,29 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
   if (p.cli.includes("/")) shadowInCopy(project, env.projectDir, p.cli, guard);
   else if (p.cli !== "nvcf-cli") fs.writeFileSync(path.join(guardBin, p.cli), guard, { mode: 0o700 });
 
+  // The replicas are made while the state is copied. kwokctl picks each component's port as the first free one from
+  // a fixed start, so two replicas made at the same moment can pick the same ports: they are made one after the
+  // other (a few seconds each), and read and seeded side by side below.
+  const making = new Map<string, Promise<{ replica: Replica; ms: number }>>();
+  let previous: Promise<unknown> = Promise.resolve();
+  for (const [i, ctx] of contexts.entries()) {
+    const t = Date.now();
+    const made = previous
+      .catch(() => undefined)
+      .then(() =>
+        createReplica(dir, `nvcf-rh-${process.pid}-${i}`, p.bins, {
+          onSpawn: (c) => {
+            p.children.add(c);
+            c.on("close", () => p.children.delete(c));
+          },
+        }),
+      )
+      .then((replica) => ({ replica, ms: Date.now() - t }));
+    made.catch(() => undefined); // awaited below; a failure is reported there
+    making.set(ctx, made);
+    previous = made;
+  }
+
   const state = path.join(dir, "state");
   fs.mkdirSync(state, { mode: 0o700 });
   const rehearsalEnv: NodeJS.ProcessEnv = {
@@ -447,30 +474,11 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
   const replicas = new Map<string, Replica>();
   const before = new Map<string, Map<string, ReleaseRecord>>();
   const notRehearsed: string[] = [];
-  // kwokctl picks each component's port as the first free one from a fixed start, so two replicas made at the same
-  // moment can pick the same ports: they are made one after the other (a few seconds each), and read and seeded
-  // side by side.
-  let making: Promise<unknown> = Promise.resolve();
   await mapBounded(contexts, 3, async (ctx) => {
-    const i = contexts.indexOf(ctx);
     const t = Date.now();
-    const name = `nvcf-rh-${process.pid}-${i}`;
-    let made = 0;
     let read = 0;
-    const [replica, snap] = await Promise.all([
-      (making = making
-        .catch(() => undefined)
-        .then(() =>
-          createReplica(dir, name, p.bins, {
-            onSpawn: (c) => {
-              p.children.add(c);
-              c.on("close", () => p.children.delete(c));
-            },
-          }),
-        )).then((r) => {
-        made = Date.now() - t;
-        return r as Replica;
-      }),
+    const [{ replica, ms: made }, snap] = await Promise.all([
+      making.get(ctx) as Promise<{ replica: Replica; ms: number }>,
       (async (): Promise<SourceSnapshot> => {
         const namespaces = new Set<string>();
         for (const [stack, c] of p.contextOf)

@@ -234,3 +234,16 @@ test("up --rehearse and upgrade --rehearse rehearse first: refused there, nothin
     expect(r.err).toMatch(/^cannot rehearse: stack prod-eks reaches its cluster through nvcf:kubeconfig/m);
   }
 });
+
+test("options that do not go together are usage errors", async () => {
+  const a = await nvcf("rehearse", "--env", "dev", "--cwd", ROOT, "--to", "0.8.0", "--stack", "dev");
+  expect([a.code, a.err]).toEqual([
+    EXIT.usage,
+    "error: --stack does not go with --to: an upgrade moves the whole environment\n",
+  ]);
+  const b = await nvcf("rehearse", "--env", "dev", "--cwd", ROOT, "--set", "dev:a=b");
+  expect([b.code, b.err]).toEqual([
+    EXIT.usage,
+    "error: --set goes with --to (the changes that go with a bundle move)\n",
+  ]);
+});
