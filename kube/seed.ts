@@ -274,8 +274,11 @@ export async function discoverKinds(api: ApiServer): Promise<ApiKind[]> {
   return out;
 }
 
-const collectionPath = (k: ApiKind) =>
-  k.apiVersion === "v1" ? `/api/v1/${k.resource}` : `/apis/${k.apiVersion}/${k.resource}`;
+/** The path of a kind's collection: across namespaces, or in `namespace` (pure). */
+const collectionPath = (k: ApiKind, namespace?: string) => {
+  const ns = k.namespaced && namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  return k.apiVersion === "v1" ? `/api/v1${ns}/${k.resource}` : `/apis/${k.apiVersion}${ns}/${k.resource}`;
+};
 
 /**
  * Reads what the replica of a stack's cluster is given (see the module comment), with GET requests only.
@@ -356,11 +359,7 @@ export async function seedReplica(replica: ApiServer, snap: SourceSnapshot): Pro
     const items = snap.objects.filter((x) => seedOrder(x.kind) === level);
     await mapBounded(items, 8, async ({ kind, object }) => {
       const m = meta(object);
-      const ns = kind.namespaced ? `/namespaces/${encodeURIComponent(String(m["namespace"]))}` : "";
-      const base =
-        kind.apiVersion === "v1"
-          ? `/api/v1${ns}/${kind.resource}`
-          : `/apis/${kind.apiVersion}${ns}/${kind.resource}`;
+      const base = collectionPath(kind, String(m["namespace"]));
       const r = await replica.request("POST", base, { body: replicaObject(kind, object) });
       if (r.status === 409 || (r.status >= 200 && r.status < 300)) created++;
       else {

@@ -31,6 +31,7 @@ import { ApiServer } from "../../kube/apiServer";
 import { mapBounded } from "../../kube/bounded";
 import {
   ambientKubeconfigView,
+  kubeContextEntries,
   type KubeconfigView,
   minifyKubeconfig,
   readAmbientKubeconfigs,
@@ -144,24 +145,24 @@ export function rehearsalKubeconfig(
   const clusters: Obj[] = [];
   const users: Obj[] = [];
   const contexts: Obj[] = [];
-  for (const [ctx, text] of others) {
-    const doc = yaml.load(text) as { clusters?: Obj[]; users?: Obj[] };
-    const name = `source-${ctx}`;
-    clusters.push({ ...doc.clusters?.[0], name });
-    users.push({ ...doc.users?.[0], name });
+  /** Context `ctx` of the file, reaching what context `from` of `text` reaches (its entries renamed `name`). */
+  const add = (ctx: string, text: string, from: string, name: string, missing: string) => {
+    const found = kubeContextEntries([yaml.load(text)], from);
+    if (!found?.clusterEntry || !found.userEntry) throw new Error(missing);
+    clusters.push({ ...found.clusterEntry, name });
+    users.push({ ...found.userEntry, name });
     contexts.push({ name: ctx, context: { cluster: name, user: name } });
-  }
-  for (const [ctx, r] of replicas) {
-    const doc = yaml.load(r.kubeconfigText) as { contexts?: Obj[]; clusters?: Obj[]; users?: Obj[] };
-    const own = doc.contexts?.find((c) => c["name"] === r.context)?.["context"] as Obj | undefined;
-    const cluster = doc.clusters?.find((c) => c["name"] === own?.["cluster"]);
-    const user = doc.users?.find((u) => u["name"] === own?.["user"]);
-    if (!cluster || !user) throw new Error(`the replica's kubeconfig has no context ${r.context}`);
-    const name = `rehearsal-${ctx}`;
-    clusters.push({ ...cluster, name });
-    users.push({ ...user, name });
-    contexts.push({ name: ctx, context: { cluster: name, user: name } });
-  }
+  };
+  for (const [ctx, text] of others)
+    add(ctx, text, ctx, `source-${ctx}`, `the kubeconfig of context ${ctx} is not complete`);
+  for (const [ctx, r] of replicas)
+    add(
+      ctx,
+      r.kubeconfigText,
+      r.context,
+      `rehearsal-${ctx}`,
+      `the replica's kubeconfig has no context ${r.context}`,
+    );
   const cur = current && replicas.has(current) ? current : [...replicas.keys()][0];
   return yaml.dump({ apiVersion: "v1", kind: "Config", clusters, users, contexts, "current-context": cur });
 }

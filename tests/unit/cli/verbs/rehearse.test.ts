@@ -82,9 +82,11 @@ test("the rehearsal's kubeconfig: the real context names reach the replicas; oth
     users: [{ name: "kwok-r0", user: { "client-certificate": "/t/a.crt", "client-key": "/t/a.key" } }],
     contexts: [{ name: "kwok-r0", context: { cluster: "kwok-r0", user: "kwok-r0" } }],
   });
+  // As kube/kubeconfig.ts minifyKubeconfig writes one context.
   const other = yaml.dump({
     clusters: [{ name: "x", cluster: { server: "https://gpu.example:6443" } }],
     users: [{ name: "x", user: { token: "t" } }],
+    contexts: [{ name: "b", context: { cluster: "x", user: "x" } }],
   });
   const doc = yaml.load(
     rehearsalKubeconfig(
