@@ -2,7 +2,7 @@
  * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
  * control-plane stack and the compute-plane stacks that reference it, as one thing.
  *
- * Verbs: preview, up, upgrade, destroy, rotate, preflight, status, graph (this file wires them; each lives in
+ * Verbs: preview, drift, init, up, upgrade, destroy, rotate, preflight, status, graph (this file wires them; each lives in
  * cli/verbs/)
  * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
@@ -16,6 +16,7 @@ import { EXIT, type Environment, type ExitCode } from "./types";
 /** The verbs defined here (import-helmfile is registered by its own module). */
 export const VERBS = [
   "preview",
+  "drift",
   "up",
   "upgrade",
   "destroy",
@@ -57,7 +58,7 @@ export function buildProgram(
     .showHelpAfterError("(run nvcf <verb> --help for the options)")
     .addHelpText(
       "after",
-      "\nExit codes: 0 ok, 1 internal error, 2 usage, 3 config, 4 preflight, 5 deployment, 6 health, 7 drift (preview --expect-no-changes).",
+      "\nExit codes: 0 ok, 1 internal error, 2 usage, 3 config, 4 preflight, 5 deployment, 6 health, 7 drift (drift found something, or preview --expect-no-changes found changes).",
     );
 
   const verb = (name: string, description: string) =>
@@ -103,6 +104,18 @@ export function buildProgram(
     .action(async (o) => {
       const { preview } = await import("./verbs/preview");
       setCode(await preview(env(o), { ...o, policyPack: o.policyPack, stack: o.stack }));
+    });
+
+  verb(
+    "drift",
+    "refresh-preview every stack (nothing is written) and list each release and object changed behind the program's back",
+  )
+    .addOption(stacks())
+    .addOption(parallel())
+    .option("--json", "print the findings as JSON")
+    .action(async (o) => {
+      const { drift } = await import("./verbs/drift");
+      setCode(await drift(env(o), o));
     });
 
   /** The options of the verbs that deploy (up, upgrade), after their own. */
