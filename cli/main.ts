@@ -17,6 +17,7 @@ import { EXIT, type Environment, type ExitCode } from "./types";
 export const VERBS = [
   "preview",
   "drift",
+  "init",
   "up",
   "upgrade",
   "destroy",
@@ -116,6 +117,84 @@ export function buildProgram(
     .action(async (o) => {
       const { drift } = await import("./verbs/drift");
       setCode(await drift(env(o), o));
+    });
+
+  program
+    .command("init")
+    .description(
+      "create a new environment: the control plane's and each GPU cluster's stack files and stacks, its secrets, then preflight",
+    )
+    .requiredOption("--env <env>", "the new environment: its control-plane stack's name (Pulumi.<env>.yaml)")
+    .option("--cwd <dir>", "the project directory (where Pulumi.yaml is)", process.cwd())
+    .option("--domain <domain>", "the domain of the routes (nvcf:domain), e.g. nvcf.example.com")
+    .option("--context <context>", "the control-plane cluster's kubeconfig context")
+    .addOption(
+      new Option(
+        "--gpu-cluster <name=context>",
+        "a GPU cluster and its kubeconfig context; its stack is <env>-<name> (repeatable)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option("--region <name=region>", "a GPU cluster's region (repeatable; default us-west-1)")
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      "--registry <host/repository>",
+      "where the images come from (nvcf:images), e.g. nvcr.io/my-org/my-team",
+    )
+    .option(
+      "--charts <source>",
+      "where NVIDIA's charts come from: oci://<registry>/<repository>, https://<Helm repository URL>, or a directory",
+    )
+    .option(
+      "--chart-user <user>",
+      "registry user for chart pulls (password: --secret chartRegistryPassword=…)",
+    )
+    .option("--image-user <user>", "registry user of the image pull secret (default $oauthtoken)")
+    .option("--bundle <version>", "the NVCF bundle (default: the newest the program knows)")
+    .option("--gateway <namespace/name>", "the Gateway the routes attach to", "envoy-gateway/nvcf-gateway")
+    .option(
+      "--gateway-controller-namespace <namespace>",
+      "the gateway controller's namespace",
+      "envoy-gateway-system",
+    )
+    .option(
+      "--nvcf-cli <path>",
+      "the nvcf-cli the control plane registers GPU clusters with (default: on PATH)",
+    )
+    .option(
+      "--org <org>",
+      "organization of the stack references (a DIY backend's is organization)",
+      "organization",
+    )
+    .addOption(
+      new Option(
+        "--set <stack:key=value>",
+        "any other setting of one stack, as pulumi config set --path (repeatable)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        "--secret <[stack:]key=env:VAR|file:PATH>",
+        "a secret key, read from an environment variable or a file, written encrypted (repeatable; stack: the control plane)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      "--secrets-provider <provider>",
+      "the stacks' secrets provider (default: passphrase), e.g. awskms://…",
+    )
+    .option("--no-preflight", "do not run preflight after creating the stacks")
+    .addOption(kubeconfig())
+    .action(async (o) => {
+      const { init } = await import("./verbs/init");
+      setCode(await init(o));
     });
 
   /** The options of the verbs that deploy (up, upgrade), after their own. */
