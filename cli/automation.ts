@@ -279,7 +279,7 @@ export function eventsOnly(stack: Stack): Stack {
  * a failed operation: the result says what failed (config problems recognised in the diagnostics, else the
  * error diagnostics, else the last lines the CLI printed on stderr). `policyPacks` go to preview and up;
  * `parallel` is the engine's resource parallelism (`--parallel` of pulumi) when given; `target` limits an
- * `up` to those URNs; `refresh` makes a preview refresh first.
+ * `up` to those URNs; `refresh` makes a preview or an up refresh first.
  */
 export async function runOperation(
   op: Operation,
@@ -291,8 +291,8 @@ export async function runOperation(
     /** `up` only: the URNs to update (`pulumi up --target`); every other resource is left as it is. */
     target?: string[];
     /**
-     * `preview` only: refresh first (`pulumi preview --refresh`), in memory: the preview then compares the program
-     * with what the provider reads from the cluster, and nothing is written to the state.
+     * Refresh first (`--refresh`): the operation then compares the program with what the provider reads from the
+     * cluster instead of with the state. A preview keeps what it read in memory; an `up` writes it to the state.
      */
     refresh?: boolean;
   } = {},
@@ -310,7 +310,12 @@ export async function runOperation(
     if (op === "preview")
       await run.preview({ ...common, ...packs, diff: true, ...(opts.refresh ? { refresh: true } : {}) });
     else if (op === "up")
-      await run.up({ ...common, ...packs, ...(opts.target ? { target: opts.target } : {}) });
+      await run.up({
+        ...common,
+        ...packs,
+        ...(opts.target ? { target: opts.target } : {}),
+        ...(opts.refresh ? { refresh: true } : {}),
+      });
     else await run.destroy({ ...common });
   } catch (e) {
     failure = e;

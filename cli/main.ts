@@ -101,6 +101,10 @@ export function buildProgram(
     .addOption(parallel())
     .addOption(policy())
     .option("--expect-no-changes", `exit ${EXIT.drift} when anything would change`)
+    .option(
+      "--refresh",
+      "refresh first, in memory: compare with the clusters, not the state (nothing is written)",
+    )
     .option("--json", "print the summary as JSON")
     .action(async (o) => {
       const { preview } = await import("./verbs/preview");
@@ -208,9 +212,12 @@ export function buildProgram(
       .option("--plain", "plain progress lines even on a terminal");
 
   deploying(
-    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
-      stacks(),
-    ),
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
+      .addOption(stacks())
+      .option(
+        "--refresh",
+        "refresh every stack first: put back what was changed or deleted behind the program's back (nvcf drift)",
+      ),
   ).action(async (o) => {
     const { up } = await import("./verbs/up");
     setCode(await up(env(o), o));

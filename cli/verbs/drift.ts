@@ -6,8 +6,9 @@
  *
  * - `changed outside the program`: the refresh read something other than the state holds (for a Helm release:
  *   its release record, i.e. a Helm revision, chart version or values the program did not write; for any other
- *   object: the object itself), with the leaves that differ, and what `nvcf up` would do to put it back;
- * - `deleted outside the program`: the refresh found the object gone; `nvcf up` creates it again;
+ *   object: the object itself), with the leaves that differ, and what `nvcf up --refresh` would do to put it back
+ *   (a plain `nvcf up` compares with the state, which still holds what the program applied, and changes nothing);
+ * - `deleted outside the program`: the refresh found the object gone; `nvcf up --refresh` creates it again;
  * - `not applied yet`: nothing changed on the cluster, but the program (its config or code) now asks for
  *   something else; `nvcf up` applies it.
  *
@@ -205,9 +206,9 @@ function itemLine(i: DriftItem): string {
     const inputs = i.back.inputs
       .map((x) => describeInput({ ...x, from: i.kind === "pending" ? x.from : undefined }))
       .join("; ");
-    parts.push(`nvcf up ${verb}${inputs ? `: ${inputs}` : ""}`);
+    parts.push(`nvcf up --refresh ${verb}${inputs ? `: ${inputs}` : ""}`);
   } else if (i.kind === "changed") {
-    parts.push("nvcf up changes nothing here: the program does not set what changed");
+    parts.push("nvcf up --refresh changes nothing here: the program does not set what changed");
   }
   const mark = i.kind === "deleted" ? "-" : i.kind === "pending" ? "~" : "!";
   return `  ${mark} ${what}: ${parts.join("; ")}`;
@@ -252,7 +253,7 @@ export function formatDrift(
           (notChecked.length ? `; ${plural(notChecked.length, "stack")} not checked` : "")
       : `drift in ${stacks} of ${plural(total, "stack")}: ${plural(releases, "release")}, ${plural(others, "other object")}` +
           (failed.length ? `; ${plural(failed.length, "stack")} failed` : "") +
-          `. nvcf preview --env ${env} shows the way back, nvcf up --env ${env} applies it`,
+          `. nvcf up --env ${env} --refresh puts it back (nvcf preview --env ${env} --refresh shows how)`,
   );
   return lines;
 }

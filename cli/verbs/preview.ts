@@ -341,6 +341,8 @@ export function upgradePlanLines(events: readonly EngineEvent[]): string[] {
 export interface PreviewOptions {
   stack?: string[];
   expectNoChanges?: boolean;
+  /** Refresh first, in memory: compare with the clusters instead of the state (`pulumi preview --refresh`). */
+  refresh?: boolean;
   policyPack?: string[];
   parallel: number;
   json?: boolean;
@@ -360,6 +362,7 @@ export async function preview(env: Environment, opts: PreviewOptions): Promise<E
   const { results, notPreviewed } = await previewStacks(env, control, compute, {
     policyPacks: policyPacks(opts.policyPack),
     parallel: opts.parallel,
+    refresh: opts.refresh,
   });
   const code = reportFailures(results);
   const changes = results.filter((r) => r.ok).map((r) => stackChanges(r.stack, r.events));
@@ -384,13 +387,13 @@ export async function previewStacks(
   env: Environment,
   control: StackFile | undefined,
   compute: readonly StackFile[],
-  opts: { policyPacks?: string[]; parallel: number },
+  opts: { policyPacks?: string[]; parallel: number; refresh?: boolean },
 ): Promise<{ results: OperationResult[]; notPreviewed: string[] }> {
   const { mapBounded, openStack, resourceCounts, runOperation } = await import("../automation");
   const one = async (s: StackFile) => {
     const stack = await openStack(env, s, { create: true });
     if (!stack) throw new CliError(EXIT.internal, `stack ${s.stack} could not be opened`);
-    return runOperation("preview", stack, { policyPacks: opts.policyPacks });
+    return runOperation("preview", stack, { policyPacks: opts.policyPacks, refresh: opts.refresh });
   };
   const controlDeployed = ((await resourceCounts(env)).get(env.control.stack) ?? 0) > 0;
   const results = [

@@ -60,13 +60,13 @@ test("the summary: a line per stack, per release and object, and the total with 
   expect(lines).toEqual([
     "dev: 2 releases and 1 other object differ",
     "  ! release reval: changed outside the program (Helm revision 1 → 2): values.reval.securityContext.runAsUser: " +
-      "65532 → 1000; nvcf up upgrades it back: values.reval.securityContext.runAsUser: 65532",
-    "  ~ release sis: not applied yet (the program asks for other than its last update applied); nvcf up upgrades it: " +
+      "65532 → 1000; nvcf up --refresh upgrades it back: values.reval.securityContext.runAsUser: 65532",
+    "  ~ release sis: not applied yet (the program asks for other than its last update applied); nvcf up --refresh upgrades it: " +
       "values.sis.replicaCount: 3 (add)",
-    "  - kubernetes:core/v1:Secret nvcf-pull-nvcf: deleted outside the program; nvcf up creates it again",
+    "  - kubernetes:core/v1:Secret nvcf-pull-nvcf: deleted outside the program; nvcf up --refresh creates it again",
     "dev-gpu-a: no drift",
     "dev-gpu-b: not checked: never deployed",
-    "drift in 1 of 3 stacks: 2 releases, 1 other object. nvcf preview --env dev shows the way back, nvcf up --env dev applies it",
+    "drift in 1 of 3 stacks: 2 releases, 1 other object. nvcf up --env dev --refresh puts it back (nvcf preview --env dev --refresh shows how)",
   ]);
   expect(formatDrift("dev", [{ stack: "dev", items: [] }], ["dev-gpu-a"])).toEqual([
     "dev: no drift",
