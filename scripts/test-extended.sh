@@ -36,6 +36,10 @@ if bash scripts/cluster.sh up "${CLUSTERS[@]}" >/dev/null; then
   fi
   if pg=$(bash scripts/postgres.sh up 2>"$results/postgres.log"); then
     backends+=("postgres $pg")
+    # The pinned CLI's PostgreSQL backend opens at most 2 x GOMAXPROCS connections and lists stacks with more
+    # workers than that: `pulumi stack ls` hangs once the backend holds that many stacks (docs/shared-state.md).
+    # Fewer listing workers than connections avoids it.
+    export PULUMI_DIY_BACKEND_PARALLEL=2
   else
     log "PostgreSQL: not tested ($(tail -n 1 "$results/postgres.log"))"
   fi
