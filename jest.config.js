@@ -1,4 +1,7 @@
-/** Two projects: `unit` (Pulumi mocks, seconds) and `e2e` (real pulumi CLI against the local cluster). */
+/**
+ * Three projects: `unit` (Pulumi mocks, seconds), `e2e` (real pulumi CLI against the local cluster) and `extended`
+ * (the e2e tests that need more than the default test run starts: `bash scripts/test.sh extended`).
+ */
 const tsJest = ["ts-jest", { tsconfig: "tsconfig.json", diagnostics: { warnOnly: false } }];
 module.exports = {
   testTimeout: 120000,
@@ -13,6 +16,13 @@ module.exports = {
       displayName: "e2e",
       testEnvironment: "node",
       roots: ["<rootDir>/tests/e2e"],
+      transform: { "^.+\\.ts$": tsJest },
+    },
+    {
+      // The extended tests (scripts/test.sh extended): heavier servers than the default run starts.
+      displayName: "extended",
+      testEnvironment: "node",
+      roots: ["<rootDir>/tests/extended"],
       transform: { "^.+\\.ts$": tsJest },
     },
   ],

@@ -279,7 +279,7 @@ export function eventsOnly(stack: Stack): Stack {
  * a failed operation: the result says what failed (config problems recognised in the diagnostics, else the
  * error diagnostics, else the last lines the CLI printed on stderr). `policyPacks` go to preview and up;
  * `parallel` is the engine's resource parallelism (`--parallel` of pulumi) when given; `target` limits an
- * `up` to those URNs.
+ * `up` to those URNs; `refresh` makes a preview or an up refresh first.
  */
 export async function runOperation(
   op: Operation,
@@ -290,6 +290,11 @@ export async function runOperation(
     parallel?: number;
     /** `up` only: the URNs to update (`pulumi up --target`); every other resource is left as it is. */
     target?: string[];
+    /**
+     * Refresh first (`--refresh`): the operation then compares the program with what the provider reads from the
+     * cluster instead of with the state. A preview keeps what it read in memory; an `up` writes it to the state.
+     */
+    refresh?: boolean;
   } = {},
 ): Promise<OperationResult> {
   const events: EngineEvent[] = [];
@@ -302,9 +307,15 @@ export async function runOperation(
   let failure: unknown;
   const run = eventsOnly(stack);
   try {
-    if (op === "preview") await run.preview({ ...common, ...packs, diff: true });
+    if (op === "preview")
+      await run.preview({ ...common, ...packs, diff: true, ...(opts.refresh ? { refresh: true } : {}) });
     else if (op === "up")
-      await run.up({ ...common, ...packs, ...(opts.target ? { target: opts.target } : {}) });
+      await run.up({
+        ...common,
+        ...packs,
+        ...(opts.target ? { target: opts.target } : {}),
+        ...(opts.refresh ? { refresh: true } : {}),
+      });
     else await run.destroy({ ...common });
   } catch (e) {
     failure = e;

@@ -2,9 +2,8 @@
  * The `nvcf` command (`npx nvcf <verb> --env <env>`, launched by cli/nvcf.js): operates an environment, one
  * control-plane stack and the compute-plane stacks that reference it, as one thing.
  *
- * Verbs: preview, up, upgrade, rehearse, destroy, rotate, preflight, status, graph (this file wires them; each lives in
- * cli/verbs/)
- * and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
+ * Verbs: preview, drift, init, up, upgrade, rehearse, destroy, rotate, preflight, status, graph (this file wires them;
+ * each lives in cli/verbs/) and import-helmfile (cli/importHelmfile). Start-up loads only commander and the environment reader; a
  * verb loads the Automation API or the checks when it runs. Exit codes: cli/types.ts `EXIT` (usage errors,
  * including commander's own, exit EXIT.usage; a CliError its code; anything else EXIT.internal).
  */
@@ -16,6 +15,8 @@ import { EXIT, type Environment, type ExitCode } from "./types";
 /** The verbs defined here (import-helmfile is registered by its own module). */
 export const VERBS = [
   "preview",
+  "drift",
+  "init",
   "up",
   "upgrade",
   "rehearse",
@@ -58,7 +59,7 @@ export function buildProgram(
     .showHelpAfterError("(run nvcf <verb> --help for the options)")
     .addHelpText(
       "after",
-      "\nExit codes: 0 ok, 1 internal error, 2 usage, 3 config, 4 preflight, 5 deployment, 6 health, 7 drift (preview --expect-no-changes).",
+      "\nExit codes: 0 ok, 1 internal error, 2 usage, 3 config, 4 preflight, 5 deployment, 6 health, 7 drift (drift found something, or preview --expect-no-changes found changes).",
     );
 
   const verb = (name: string, description: string) =>
@@ -100,10 +101,104 @@ export function buildProgram(
     .addOption(parallel())
     .addOption(policy())
     .option("--expect-no-changes", `exit ${EXIT.drift} when anything would change`)
+    .option(
+      "--refresh",
+      "refresh first, in memory: compare with the clusters, not the state (nothing is written)",
+    )
     .option("--json", "print the summary as JSON")
     .action(async (o) => {
       const { preview } = await import("./verbs/preview");
       setCode(await preview(env(o), { ...o, policyPack: o.policyPack, stack: o.stack }));
+    });
+
+  verb(
+    "drift",
+    "refresh-preview every stack (nothing is written) and list each release and object changed behind the program's back",
+  )
+    .addOption(stacks())
+    .addOption(parallel())
+    .option("--json", "print the findings as JSON")
+    .action(async (o) => {
+      const { drift } = await import("./verbs/drift");
+      setCode(await drift(env(o), o));
+    });
+
+  program
+    .command("init")
+    .description(
+      "create a new environment: the control plane's and each GPU cluster's stack files and stacks, its secrets, then preflight",
+    )
+    .requiredOption("--env <env>", "the new environment: its control-plane stack's name (Pulumi.<env>.yaml)")
+    .option("--cwd <dir>", "the project directory (where Pulumi.yaml is)", process.cwd())
+    .option("--domain <domain>", "the domain of the routes (nvcf:domain), e.g. nvcf.example.com")
+    .option("--context <context>", "the control-plane cluster's kubeconfig context")
+    .addOption(
+      new Option(
+        "--gpu-cluster <name=context>",
+        "a GPU cluster and its kubeconfig context; its stack is <env>-<name> (repeatable)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option("--region <name=region>", "a GPU cluster's region (repeatable; default us-west-1)")
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      "--registry <host/repository>",
+      "where the images come from (nvcf:images), e.g. nvcr.io/my-org/my-team",
+    )
+    .option(
+      "--charts <source>",
+      "where NVIDIA's charts come from: oci://<registry>/<repository>, https://<Helm repository URL>, or a directory",
+    )
+    .option(
+      "--chart-user <user>",
+      "registry user for chart pulls (password: --secret chartRegistryPassword=…)",
+    )
+    .option("--image-user <user>", "registry user of the image pull secret (default $oauthtoken)")
+    .option("--bundle <version>", "the NVCF bundle (default: the newest the program knows)")
+    .option("--gateway <namespace/name>", "the Gateway the routes attach to", "envoy-gateway/nvcf-gateway")
+    .option(
+      "--gateway-controller-namespace <namespace>",
+      "the gateway controller's namespace",
+      "envoy-gateway-system",
+    )
+    .option(
+      "--nvcf-cli <path>",
+      "the nvcf-cli the control plane registers GPU clusters with (default: on PATH)",
+    )
+    .option(
+      "--org <org>",
+      "organization of the stack references (a DIY backend's is organization)",
+      "organization",
+    )
+    .addOption(
+      new Option(
+        "--set <stack:key=value>",
+        "any other setting of one stack, as pulumi config set --path (repeatable)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        "--secret <[stack:]key=env:VAR|file:PATH>",
+        "a secret key, read from an environment variable or a file, written encrypted (repeatable; stack: the control plane)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      "--secrets-provider <provider>",
+      "the stacks' secrets provider (default: passphrase), e.g. awskms://…",
+    )
+    .option("--no-preflight", "do not run preflight after creating the stacks")
+    .addOption(kubeconfig())
+    .action(async (o) => {
+      const { init } = await import("./verbs/init");
+      setCode(await init(o));
     });
 
   /** The options of the verbs that deploy (up, upgrade), after their own. */
@@ -134,6 +229,7 @@ export function buildProgram(
           set: o["set"] as string[] | undefined,
           parallel: o["parallel"] as number,
           policyPack: o["policyPack"] as string[] | undefined,
+          refresh: o["refresh"] as boolean | undefined,
         });
         if (code !== EXIT.ok) {
           process.stderr.write("the rehearsal failed: nothing was changed\n");
@@ -144,9 +240,12 @@ export function buildProgram(
     };
 
   deploying(
-    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification").addOption(
-      stacks(),
-    ),
+    verb("up", "preflight, the control plane, the GPU clusters in parallel, then verification")
+      .addOption(stacks())
+      .option(
+        "--refresh",
+        "refresh every stack first: put back what was changed or deleted behind the program's back (nvcf drift)",
+      ),
   ).action(
     deployAction(async (e, o) => {
       const { up } = await import("./verbs/up");

@@ -73,7 +73,7 @@ export const EXIT = {
   deployment: 5,
   /** Deployed, but verification or `status` found something unhealthy. */
   health: 6,
-  /** `preview --expect-no-changes` found changes. */
+  /** `nvcf drift` found a difference, or `preview --expect-no-changes` found changes. */
   drift: 7,
 } as const;
 

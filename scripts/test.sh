@@ -4,9 +4,11 @@
 # real pulumi CLI against fresh local clusters (up, second preview with no changes, compute planes,
 # re-registration, refused wrong-order destroy, ordered destroy). Builds or reuses the toolchain first.
 # Ends with one line "N passed, N failed".
+# `bash scripts/test.sh extended` runs the extended tests instead (scripts/test-extended.sh, docs/testing.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+[ "${1:-}" != extended ] || exec bash scripts/test-extended.sh
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 bash scripts/toolchain.sh || die "toolchain build failed"

@@ -56,7 +56,8 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 /** Key names whose value is treated as secret even when not marked so (masking more than needed is safe). */
 const SECRET_NAME = /(password|passwd|secret|token|credential|apikey|api_key|registrykey|kubeconfig|auth)/i;
 
-function isSecret(v: unknown): boolean {
+/** True for a value the engine marks secret (in events: `[secret]`; in state: the secret signature). */
+export function isSecret(v: unknown): boolean {
   return v === SECRET_MARK || (typeof v === "object" && v !== null && SECRET_SIG in v);
 }
 
@@ -83,7 +84,7 @@ export function displayValue(inputs: Record<string, unknown> | undefined, path: 
 }
 
 /** The raw value at a property path, or `undefined` when absent or secret anywhere on the way. */
-function rawValue(inputs: Record<string, unknown> | undefined, path: string): unknown {
+export function rawValue(inputs: Record<string, unknown> | undefined, path: string): unknown {
   let cur: unknown = inputs;
   for (const s of parsePropertyPath(path)) {
     if (isSecret(cur) || cur === null || typeof cur !== "object") return undefined;
@@ -133,7 +134,7 @@ function foldOp(op: string): string | undefined {
 }
 
 /** Resources not worth a line of their own: the stack, components (their children are shown). */
-function hidden(type: string): boolean {
+export function hidden(type: string): boolean {
   return type === "pulumi:pulumi:Stack" || type.startsWith("nvcf:index:");
 }
 
@@ -263,7 +264,8 @@ const RELEASE_OP: Record<string, string> = {
   import: "import",
 };
 
-function describeInput(i: InputChange): string {
+/** One input change as the summaries print it: `path: old → new`, with the kind when it is not an update. */
+export function describeInput(i: InputChange): string {
   const tag = i.kind === "update" ? "" : ` (${i.kind === "replace" ? "forces a replacement" : i.kind})`;
   if (i.from !== undefined && i.to !== undefined) return `${i.path}: ${i.from} → ${i.to}${tag}`;
   if (i.to !== undefined) return `${i.path}: ${i.to}${tag}`;
@@ -271,7 +273,8 @@ function describeInput(i: InputChange): string {
   return `${i.path}${tag}`;
 }
 
-function plural(n: number, word: string, many = `${word}s`): string {
+/** `1 release`, `2 releases`: a count and its noun. */
+export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
 
@@ -338,6 +341,8 @@ export function upgradePlanLines(events: readonly EngineEvent[]): string[] {
 export interface PreviewOptions {
   stack?: string[];
   expectNoChanges?: boolean;
+  /** Refresh first, in memory: compare with the clusters instead of the state (`pulumi preview --refresh`). */
+  refresh?: boolean;
   policyPack?: string[];
   parallel: number;
   json?: boolean;
@@ -357,6 +362,7 @@ export async function preview(env: Environment, opts: PreviewOptions): Promise<E
   const { results, notPreviewed } = await previewStacks(env, control, compute, {
     policyPacks: policyPacks(opts.policyPack),
     parallel: opts.parallel,
+    refresh: opts.refresh,
   });
   const code = reportFailures(results);
   const changes = results.filter((r) => r.ok).map((r) => stackChanges(r.stack, r.events));
@@ -381,13 +387,13 @@ export async function previewStacks(
   env: Environment,
   control: StackFile | undefined,
   compute: readonly StackFile[],
-  opts: { policyPacks?: string[]; parallel: number },
+  opts: { policyPacks?: string[]; parallel: number; refresh?: boolean },
 ): Promise<{ results: OperationResult[]; notPreviewed: string[] }> {
   const { mapBounded, openStack, resourceCounts, runOperation } = await import("../automation");
   const one = async (s: StackFile) => {
     const stack = await openStack(env, s, { create: true });
     if (!stack) throw new CliError(EXIT.internal, `stack ${s.stack} could not be opened`);
-    return runOperation("preview", stack, { policyPacks: opts.policyPacks });
+    return runOperation("preview", stack, { policyPacks: opts.policyPacks, refresh: opts.refresh });
   };
   const controlDeployed = ((await resourceCounts(env)).get(env.control.stack) ?? 0) > 0;
   const results = [

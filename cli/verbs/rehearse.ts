@@ -61,6 +61,8 @@ export interface RehearseOptions {
   set?: string[];
   parallel: number;
   policyPack?: string[];
+  /** Rehearse `nvcf up --refresh` (the replicas' objects are the live ones, so the refresh sees the same drift). */
+  refresh?: boolean;
   /** The kubeconfig the live clusters are read through (a read-only identity is enough). Default: $KUBECONFIG. */
   kubeconfig?: string;
 }
@@ -274,6 +276,37 @@ function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.Proce
     stdout: r.stdout ?? "",
     stderr: (r.stderr ?? "") + (r.error ? r.error.message : ""),
   };
+}
+
+/**
+ * The command line of the `nvcf up` (or, with `opts.to`, `nvcf upgrade`) a rehearsal runs in its copy of the
+ * project (pure). Input: the environment's name, the copy's directory, the rehearsal's kubeconfig and the
+ * rehearsal's options. Output: the arguments after the `nvcf` script: always `--yes --plain` (the run is not
+ * interactive), `--stack` and `--refresh` only for `up`, `--set` only for `upgrade`, policy packs as absolute paths.
+ */
+export function rehearsedArgs(
+  envName: string,
+  project: string,
+  kubeconfig: string,
+  opts: RehearseOptions,
+): string[] {
+  return [
+    opts.to ? "upgrade" : "up",
+    "--env",
+    envName,
+    "--cwd",
+    project,
+    "--yes",
+    "--plain",
+    "--parallel",
+    String(opts.parallel),
+    "--kubeconfig",
+    kubeconfig,
+    ...(opts.to ? ["--to", opts.to, ...(opts.set ?? []).flatMap((s) => ["--set", s])] : []),
+    ...(!opts.to ? (opts.stack ?? []).flatMap((s) => ["--stack", s]) : []),
+    ...(!opts.to && opts.refresh ? ["--refresh"] : []),
+    ...(opts.policyPack ?? []).flatMap((pp) => ["--policy-pack", path.resolve(pp)]),
+  ];
 }
 
 /** Runs the verb (see the module comment). Returns the exit code. */
@@ -550,23 +583,9 @@ async function rehearseIn(dir: string, env: Environment, opts: RehearseOptions, 
   );
 
   // The same run, against the replicas.
-  const nvcf = path.resolve(__dirname, "..", "nvcf.js");
   const args = [
-    nvcf,
-    opts.to ? "upgrade" : "up",
-    "--env",
-    env.name,
-    "--cwd",
-    project,
-    "--yes",
-    "--plain",
-    "--parallel",
-    String(opts.parallel),
-    "--kubeconfig",
-    path.join(dir, "kubeconfig"),
-    ...(opts.to ? ["--to", opts.to, ...(opts.set ?? []).flatMap((s) => ["--set", s])] : []),
-    ...(!opts.to ? [...(opts.stack ?? [])].flatMap((s) => ["--stack", s]) : []),
-    ...(opts.policyPack ?? []).flatMap((pp) => ["--policy-pack", path.resolve(pp)]),
+    path.resolve(__dirname, "..", "nvcf.js"),
+    ...rehearsedArgs(env.name, project, path.join(dir, "kubeconfig"), opts),
   ];
   out(`rehearsal: ${what} against the replicas`);
   const code = await new Promise<number>((resolve) => {

@@ -36,6 +36,11 @@ export interface UpOptions {
    * up to 10 minutes to report its agent healthy, docs/upstream-facts.md §4); 0 checks once.
    */
   verifySeconds?: number;
+  /**
+   * Refresh every stack first (`pulumi up --refresh`, the preview too): what was changed or deleted on the clusters
+   * behind the program's back (`nvcf drift`) is then put back; without it the update compares with the state only.
+   */
+  refresh?: boolean;
 }
 
 /** Progress drawn in place only on a terminal and without `--plain`. */
@@ -95,6 +100,7 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
   const previewed = await previewStacks(env, control, compute, {
     policyPacks: packs,
     parallel: opts.parallel,
+    refresh: opts.refresh,
   });
   // A compute plane reads its control plane's outputs, which an update of the control plane changes (a resumed
   // upgrade may not even have them all yet): when the control plane changes, a compute plane whose preview failed
@@ -137,6 +143,7 @@ export async function up(env: Environment, opts: UpOptions): Promise<ExitCode> {
     progress.start(s.stack);
     const r = await a.runOperation("up", stacks.get(s.stack) as Stack, {
       policyPacks: packs,
+      refresh: opts.refresh,
       onEvent: (e) => {
         progress.event(s.stack, e);
         // A bundle move's steps (a resumed upgrade): what each printed.

@@ -1,7 +1,7 @@
 /**
- * The shipped GitHub Actions workflow (.github/workflows/preview.yml): actionlint (scripts/actionlint.sh, passed as
- * NVCF_ACTIONLINT by scripts/test.sh) finds nothing in any workflow, and the preview workflow has the shape
- * docs/policy-and-ci.md describes. Fails, never skips, without actionlint.
+ * The shipped GitHub Actions workflows (.github/workflows/preview.yml, drift.yml): actionlint (scripts/actionlint.sh,
+ * passed as NVCF_ACTIONLINT by scripts/test.sh) finds nothing in any workflow, the preview workflow has the shape
+ * docs/policy-and-ci.md describes and the drift workflow the shape docs/drift.md describes. Fails, never skips, without actionlint.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -93,4 +93,27 @@ test("credentials come from repository secrets only", () => {
   }
   expect(text).not.toMatch(/PULUMI_ACCESS_TOKEN:\s*[^$\s]/);
   expect(text).not.toMatch(/pul-[0-9a-f]{20,}/);
+});
+
+/** The scheduled drift workflow (.github/workflows/drift.yml); the end-to-end suite runs its drift step. */
+const drift = yaml.load(fs.readFileSync(path.join(WORKFLOWS, "drift.yml"), "utf8")) as Obj;
+
+test("drift: scheduled and on demand, every listed environment, with the same pins and secrets as the previews", () => {
+  expect(Object.keys(drift["on"]).sort()).toEqual(["schedule", "workflow_dispatch"]);
+  expect(drift["on"]["schedule"][0]["cron"]).toMatch(/^\d+ \d+ \* \* \*$/);
+  expect(drift["env"]).toEqual(wf["env"]);
+  const job = drift["jobs"]["drift"];
+  expect(job["strategy"]["matrix"]["environment"]).toBe("${{ fromJSON(needs.environments.outputs.list) }}");
+  expect(job["strategy"]["fail-fast"]).toBe(false);
+  expect(job["env"]).toEqual(wf["jobs"]["preview"]["env"]);
+  expect(drift["permissions"]).toEqual({ contents: "read" });
+});
+
+test("drift: the step runs nvcf drift, puts its summary on the run's page and fails the job with its exit code", () => {
+  const step = (drift["jobs"]["drift"]["steps"] as Obj[]).find((s) => s["id"] === "drift");
+  const run = String(step?.["run"]);
+  expect(run).toContain('npx nvcf drift --env "$ENVIRONMENT" > "$RUNNER_TEMP/drift.txt" || code=$?');
+  expect(run).toContain('>> "$GITHUB_STEP_SUMMARY"');
+  expect(run.trim().split("\n").pop()).toBe('exit "$code"');
+  expect(step?.["env"]).toEqual({ ENVIRONMENT: "${{ matrix.environment }}" });
 });

@@ -13,6 +13,7 @@ import {
   latestReleases,
   nvcfCliGuard,
   rehearsalKubeconfig,
+  rehearsedArgs,
   releaseLines,
   repointProviders,
   shadowInCopy,
@@ -235,6 +236,37 @@ test("up --rehearse and upgrade --rehearse rehearse first: refused there, nothin
     expect([args[0], r.code]).toEqual([args[0], EXIT.usage]);
     expect(r.err).toMatch(/^cannot rehearse: stack prod-eks reaches its cluster through nvcf:kubeconfig/m);
   }
+});
+
+test("the rehearsed run: up keeps --stack and --refresh, upgrade keeps --to and --set, both non-interactive", () => {
+  const common = [
+    "--env",
+    "dev",
+    "--cwd",
+    "/r/project",
+    "--yes",
+    "--plain",
+    "--parallel",
+    "2",
+    "--kubeconfig",
+    "/r/kc",
+  ];
+  expect(
+    rehearsedArgs("dev", "/r/project", "/r/kc", {
+      parallel: 2,
+      stack: ["dev"],
+      refresh: true,
+      policyPack: ["p"],
+    }),
+  ).toEqual(["up", ...common, "--stack", "dev", "--refresh", "--policy-pack", path.resolve("p")]);
+  expect(
+    rehearsedArgs("dev", "/r/project", "/r/kc", {
+      parallel: 2,
+      to: "0.8.0",
+      set: ["dev:a=b"],
+      refresh: true,
+    }),
+  ).toEqual(["upgrade", ...common, "--to", "0.8.0", "--set", "dev:a=b"]);
 });
 
 test("options that do not go together are usage errors", async () => {
