@@ -3,8 +3,9 @@
 # starts, kept out of it for CI's time limit (docs/testing.md, "Extended tests"). `bash scripts/test.sh extended`
 # runs this. Builds or reuses the toolchain and SeaweedFS (scripts/seaweedfs.sh: once, several minutes), starts fresh
 # local clusters (the three of the default run and the optional nvcf-gpu-c and nvcf-gpu-d), the local S3 state store
-# (scripts/state-store.sh) and, where scripts/postgres.sh can provide it, PostgreSQL; runs the extended suite once
-# per shared backend (NVCF_SHARED_BACKEND_URL); stops everything it started. Ends with one line "N passed, N failed".
+# (scripts/state-store.sh) and, where scripts/postgres.sh can provide it, PostgreSQL; runs sharedstate.test.ts once
+# per shared backend (NVCF_SHARED_BACKEND_URL) and environments.test.ts once (its own file backend); stops
+# everything it started. Ends with one line "N passed, N failed".
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -47,8 +48,11 @@ if bash scripts/cluster.sh up "${CLUSTERS[@]}" >/dev/null; then
     read -r name url <<<"$b"
     log "extended tests on the $name state backend"
     NVCF_SHARED_BACKEND_URL="$url" npx jest --selectProjects extended --ci --runInBand --json \
-      --outputFile="$results/$name.json" || status=1
+      --outputFile="$results/$name.json" --runTestsByPath tests/extended/sharedstate.test.ts || status=1
   done
+  log "extended tests of an environment's life (nvcf init, drift, up --refresh)"
+  npx jest --selectProjects extended --ci --runInBand --json --outputFile="$results/environments.json" \
+    --runTestsByPath tests/extended/environments.test.ts || status=1
 else
   status=1
 fi

@@ -30,7 +30,8 @@ export NVCF_HELM
 # The workflow linter of tests/unit/github/workflows.test.ts (.github/workflows/*.yml).
 NVCF_ACTIONLINT=$(bash scripts/actionlint.sh) || die "actionlint build failed"
 export NVCF_ACTIONLINT
-npx jest --selectProjects unit --ci --json --outputFile="$results/unit.json" || status=1
+# Every core: the type check and lint are done, and ts-jest only transpiles (tsconfig.jest.json).
+npx jest --selectProjects unit --ci --maxWorkers=100% --json --outputFile="$results/unit.json" || status=1
 
 log "end-to-end tests (fresh local clusters)"
 bash scripts/cluster.sh down >/dev/null 2>&1 || true

@@ -18,7 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { EXIT } from "../../cli/types";
-import { type E2eProject, e2eProject, resetLocalClusters } from "./project";
+import { type E2eProject, e2eProject, resetLocalClusters } from "../e2e/project";
 
 const ENV = "dev-team";
 const STACKS = [ENV, `${ENV}-gpu-a`, `${ENV}-gpu-b`];
