@@ -7,7 +7,8 @@
  * An invalid config ends the run with `ConfigError` (a Pulumi RunError), which `pulumi preview` and
  * `pulumi up` print as the plain list of problems and nothing else (config/problems.ts). Each program is
  * loaded only when used, so a stack does not pay for the other's modules; under `pulumi preview`/`up` the
- * project's modules load through the transpile cache of engine/loader.ts (docs/performance.md).
+ * project's modules load through the transpile cache of engine/loader.ts
+ * (docs/performance.md#start-up-of-the-stack-program).
  */
 import { installFastLoader } from "./engine/loader";
 

@@ -96,7 +96,7 @@ export class PullSecrets extends pulumi.ComponentResource {
  * What a release in namespace `ns` waits for before it installs: the pull secret the stack creates there (which
  * itself waits for the namespace), else the stack's Namespace resource; undefined when the stack creates neither
  * (a namespace the user brings). Releases take the plain namespace name and put this in `dependsOn`
- * (docs/performance.md "Releases and their namespaces").
+ * (docs/performance.md#releases-and-their-namespaces).
  */
 export function namespacePrerequisite(
   ns: string,

@@ -12,7 +12,7 @@ import type * as pulumi from "@pulumi/pulumi";
  * once every `dependsOn` resource has been created, and a child's only once its parent is registered. A
  * component that carries the `dependsOn` therefore waits for its prerequisites, then costs one more engine round
  * trip (the component's registration, a state write with it) before its resource can even be checked, on every
- * edge of the install order (docs/performance.md, "a component in front of every release").
+ * edge of the install order (docs/performance.md#components-register-at-once-their-resource-waits).
  * Registered at once instead, the component is in place when the prerequisites finish. Nothing else changes:
  * a resource that names the component in its `dependsOn` waits for the component's children, and teardown
  * follows the dependencies the resources themselves record.

@@ -147,7 +147,8 @@ export interface NvcfReleaseArgs {
  * (k8s.io/kubectl `paramVerifyingSchema`), and Helm's requests do not ask for strict validation either. Every
  * Kubernetes release from 1.27 supports it, and NVIDIA's kubectl floor of 1.28 (±1 minor) implies such a
  * server, so Helmfile's `helm upgrade --install` checks no more than this does. The check was about half of the
- * provider's CPU time in a GPU-cluster install (docs/performance.md). The provider applies the flag only on
+ * provider's CPU time in a GPU-cluster install
+ * (docs/performance.md#releases-install-without-helms-openapi-validation). The provider applies the flag only on
  * install, and `ignoreChanges` keeps releases installed before this change from showing a diff.
  *
  * Its `dependsOn` goes to the Helm release resource, not to the component (components/options.ts).

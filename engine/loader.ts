@@ -1,7 +1,8 @@
 /**
- * Start-up cost of the stack program under `pulumi preview`/`up` (docs/performance.md): a transpile cache for the
- * project's own `.ts` modules, a stack-trace formatter that maps only the project's frames, and the SDK's one
- * heavy unused dependency (npm's Arborist) loaded on first use instead of at start (`DEFERRED_MODULES`).
+ * Start-up cost of the stack program under `pulumi preview`/`up`
+ * (docs/performance.md#start-up-of-the-stack-program): a transpile cache for the project's own `.ts` modules, a
+ * stack-trace formatter that maps only the project's frames, and the SDK's one heavy unused dependency (npm's
+ * Arborist) loaded on first use instead of at start (`DEFERRED_MODULES`).
  *
  * Pulumi's run script registers ts-node (transpile-only, tsconfig.pulumi.json), which transpiles every project
  * module afresh at every run and installs source-map-support, which rewrites every frame of every stack trace the
@@ -248,10 +249,10 @@ export const SDK_TRACE_PREFIXES: readonly string[] = [
  * Keeps the SDK's per-resource traces (`SDK_TRACE_PREFIXES`) from being sent to the engine. The SDK sends every
  * debug message as a gRPC call of its own, each waiting for the one before, and the engine turns each into an
  * event that only `pulumi ... --debug` displays: for the control plane's ~85 resources about 300 calls, 3–10 % of
- * a no-op preview's CPU in the program and the CLI together (docs/performance.md). Every other debug message
- * (the program's own, the SDK's others) still goes to the engine. `NVCF_SDK_TRACES=1` keeps them all, e.g. with
- * `pulumi up --debug`. Input: the environment. Output: true when the traces are dropped. Throws nothing: without the
- * SDK's `log` module at the expected place it changes nothing.
+ * a no-op preview's CPU in the program and the CLI together (docs/performance.md#start-up-of-the-stack-program).
+ * Every other debug message (the program's own, the SDK's others) still goes to the engine. `NVCF_SDK_TRACES=1`
+ * keeps them all, e.g. with `pulumi up --debug`. Input: the environment. Output: true when the traces are dropped.
+ * Throws nothing: without the SDK's `log` module at the expected place it changes nothing.
  */
 export function quietSdkTraces(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env["NVCF_SDK_TRACES"] === "1") return false;
@@ -284,9 +285,9 @@ export interface DeferredModule {
 /**
  * What `installFastLoader` defers. `@pulumi/pulumi`'s index loads `runtime/closure/codePaths.js` (through the
  * Automation API's exports), which requires npm's Arborist at its top: over 400 modules (pacote, cacache,
- * sigstore, ...) loaded at every run (their cost: docs/performance.md, "Start-up: what the program does before the
- * engine gets its first resource"). Arborist is used only to find a function's package dependencies when a closure is
- * serialized (`pulumi.runtime.serializeFunction`, dynamic providers), which no stack of this project does.
+ * sigstore, ...) loaded at every run (their cost: docs/performance.md#start-up-of-the-stack-program). Arborist is
+ * used only to find a function's package dependencies when a closure is serialized
+ * (`pulumi.runtime.serializeFunction`, dynamic providers), which no stack of this project does.
  */
 export const DEFERRED_MODULES: readonly DeferredModule[] = [
   { request: "@npmcli/arborist", from: "/@pulumi/pulumi/runtime/closure/codePaths.js" },
@@ -340,10 +341,10 @@ const QUIET_PROMISES = Symbol.for("nvcf-pulumi.quietPromiseTraces");
  * 5,000 times in a control-plane run) and keeps `new Error().stack` on the promise, which it reads only to print
  * leaked promises when `PULUMI_DEBUG_PROMISE_LEAKS` is set. Capturing and formatting those traces would take a
  * large share of the program's CPU in a control-plane run, most of it before the first release can be registered
- * (docs/performance.md, "the first gap, taken apart"). The wrapper runs it with `Error.stackTraceLimit` at 0, so V8 captures no
- * frame; everything else it does (its leak bookkeeping included) is unchanged. Input: the environment. Output:
- * true when wrapped (or already). Throws nothing: without the SDK's module at the expected place it changes
- * nothing.
+ * (docs/performance.md#the-first-gap-provider-to-first-namespace). The wrapper runs it with `Error.stackTraceLimit`
+ * at 0, so V8 captures no frame; everything else it does (its leak bookkeeping included) is unchanged. Input: the
+ * environment. Output: true when wrapped (or already). Throws nothing: without the SDK's module at the expected
+ * place it changes nothing.
  */
 export function quietPromiseTraces(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env["PULUMI_DEBUG_PROMISE_LEAKS"]) return false;

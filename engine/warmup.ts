@@ -157,7 +157,8 @@ export function warmOpenApi(req: OpenApiWarmRequest, timeoutMs = 30_000): Promis
  * Kubernetes provider finds it built when it checks the first resource. The provider reads that document before
  * its first check, and after a CustomResourceDefinition changes (an install or a teardown) the API server builds it
  * afresh on the next read, which is otherwise on the critical path of every install (how long it takes:
- * docs/performance.md, "the first gap, taken apart"). Best effort: nothing waits for the request and nothing fails with it.
+ * docs/performance.md#the-first-gap-provider-to-first-namespace). Best effort: nothing waits for the request and
+ * nothing fails with it.
  *
  * Input: how the provider reaches the cluster, a kubeconfig text (`nvcf:kubeconfig`) or a context of the ambient
  * kubeconfig (default: its current context). Output, at once: `asking <server>` when the request was sent, else

@@ -4,7 +4,7 @@
 #   bash scripts/bench.sh [RUNS=3]
 # Environment: NVCF_BENCH_DIR (default: a new /tmp/nvcf-bench.*; removed at the end unless given),
 # NVCF_BENCH_SCALE (readiness profile scale, default 20: one documented minute takes three seconds; Helm's own
-# time per release is not scaled, and at 60 it outweighs the profile's figures, docs/performance.md),
+# time per release is not scaled, and at 60 it outweighs the profile's figures, docs/performance.md#the-scale),
 # NVCF_BENCH_PARTS (default base,real,upgrade: `base` = previews, up, GPU stacks; `real` = the readiness profile;
 # `upgrade` = the 0.7.0 → 0.8.0 upgrade under the readiness profile).
 #
@@ -21,7 +21,7 @@
 #                             (seconds)
 #   up-phase/critical-path    `pulumi up -s dev` from nothing: resource phase ÷ the longest chain of the same run's
 #                             step durations over the state's dependencies (tools/bench-analyze.ts)
-#   helmfile/install          under the readiness profile (scripts/cluster.sh NVCF_READINESS_PROFILE=real): the
+#   real-helmfile/install     under the readiness profile (scripts/cluster.sh NVCF_READINESS_PROFILE=real): the
 #                             same run's release durations scheduled with Helmfile's stage barriers
 #                             (tools/bench-stages.ts) ÷ the program's install (resource phase); its inverse too
 #   real-release-max-over-profile, real-release-min-over-profile, real-release-helm-only-s
@@ -38,9 +38,10 @@
 #   gpu-release-start-N-s, gpu-release-start-N/1, gpu-cpu-busy-N
 #                             the same runs up to the last stack's start of its NVCA operator release ("release
 #                             nvca-operator installing"): the span and its ratio to one stack's, which leave out
-#                             Helm's readiness wait (a check at once, then every 2 s: docs/performance.md), and the
-#                             share of the machine's CPU time that was busy over that span (/proc/stat, sampled every
-#                             0.1 s; 1.00 = every CPU busy throughout, i.e. the start-ups wait for CPU)
+#                             Helm's readiness wait (a check at once, then every 2 s:
+#                             docs/performance.md#helms-readiness-poll), and the share of the machine's CPU time that
+#                             was busy over that span (/proc/stat, sampled every 0.1 s; 1.00 = every CPU busy
+#                             throughout, i.e. the start-ups wait for CPU)
 #   gpu-nvcf-N-command-s, gpu-nvcf-N-cpu-s
 #                             the whole `nvcf up` of N stacks (config check, preflight, updates, verification):
 #                             wall seconds, and CPU seconds of the command and every process below it

@@ -66,7 +66,7 @@ tree_key() {
 # shell cannot be trapped or reset"), it starts its own `&` jobs the same way, and every command inherits it.
 # That costs the Pulumi CLI 5 s per command: it stops each plugin and language host with SIGINT and kills it
 # only after 5 s (pulumi sdk/go/common/resource/plugin/plugin.go), and those inherited the ignored SIGINT
-# (docs/performance.md, "five seconds in every benchmarked command"). Node.js resets every
+# (docs/performance.md#sigint-and-the-clis-five-second-wait). Node.js resets every
 # signal in the processes it starts (libuv), so `nvcf` and the tests are not affected; scripts that run `pulumi`
 # themselves are.
 sigint_ignored() {
