@@ -74,7 +74,12 @@ export interface ControlPlaneArgs {
    * The bundle upgrade this run makes (upgrade/plan.ts) and how its steps reach the cluster
    * (components/upgradeSteps.ts). Unset: no upgrade steps and no phase order.
    */
-  upgrade?: { plan: UpgradePlan; access: StepAccess };
+  upgrade?: {
+    plan: UpgradePlan;
+    access: StepAccess;
+    /** The StatefulSet Cassandra's adoption works from (`CassandraStepArgs.source`), when the plan adopts. */
+    cassandraSource?: pulumi.Input<string>;
+  };
   /** The server-side dry run that follows every release's inputs (components/release.ts `ReleaseWatch`). */
   watch?: ReleaseWatch;
 }
@@ -426,6 +431,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                 writerNamespaces: cassandraWriterNamespaces(flags),
                 cqlUser: dbUser?.["user"] ?? CASSANDRA_SUPERUSER.user,
                 cqlPassword: dbUser?.["password"] ?? CASSANDRA_SUPERUSER.password,
+                ...(upgrade.cassandraSource !== undefined ? { source: upgrade.cassandraSource } : {}),
               },
             }
           : {}),

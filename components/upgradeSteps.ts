@@ -78,6 +78,11 @@ export interface CassandraStepArgs {
   /** The superuser's name and password (secret). */
   cqlUser: pulumi.Input<string>;
   cqlPassword: pulumi.Input<string>;
+  /**
+   * The StatefulSet the adoption works from, as the cluster shows it now (recovery/plan.ts `adoptionSource`):
+   * an input of the prepare step only, so that a rollback that puts the Bitnami StatefulSet back runs it again.
+   */
+  source?: pulumi.Input<string>;
 }
 
 /** What `UpgradeSteps` is built from. */
@@ -137,6 +142,7 @@ export class UpgradeSteps {
           "cassandra-adoption-prepare",
           CASSANDRA_PREPARE,
           openbaoEnd ? [openbaoEnd] : [],
+          { NVCFP_SOURCE_UID: this.args.cassandra?.source ?? "" },
         );
         return [this.prepare];
       }
@@ -166,7 +172,12 @@ export class UpgradeSteps {
     }
   }
 
-  private cassandraStep(suffix: string, body: string, dependsOn: pulumi.Resource[]): command.local.Command {
+  private cassandraStep(
+    suffix: string,
+    body: string,
+    dependsOn: pulumi.Resource[],
+    extra: Record<string, pulumi.Input<string>> = {},
+  ): command.local.Command {
     const c = this.args.cassandra as CassandraStepArgs;
     return this.step(
       suffix,
@@ -182,6 +193,7 @@ export class UpgradeSteps {
         NVCFP_ANNOTATION: REPLICAS_ANNOTATION,
         NVCFP_CQL_USER: c.cqlUser,
         NVCFP_CQL_PASSWORD: pulumi.secret(c.cqlPassword),
+        ...extra,
       },
       dependsOn,
     );

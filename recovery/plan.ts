@@ -358,3 +358,31 @@ export function namespaceNames(text: string | undefined): Set<string> | undefine
       .map((l) => l.slice("namespace/".length)),
   );
 }
+
+/** The fields of a StatefulSet `adoptionSource` reads. */
+export interface AdoptedStatefulSet {
+  metadata?: { uid?: string; deletionTimestamp?: string };
+  spec?: { volumeClaimTemplates?: { metadata?: { labels?: Record<string, string> } }[] };
+}
+
+/**
+ * Which StatefulSet a Cassandra adoption (components/upgrade-steps/cassandra-prepare.sh) works from (pure). Input:
+ * the live StatefulSet (undefined when absent), the adoption record's data (undefined when absent), and the claim
+ * label only the Bitnami chart's StatefulSet carries. Output: the UID of the live StatefulSet when it is not being
+ * deleted and its claim template has the Bitnami label (what is to be adopted now); otherwise the UID the record
+ * says the adoption started from (`source`); "" when neither exists. The value stays the same while one adoption
+ * runs and resumes (the StatefulSet it deletes is the one recorded) and changes when a rollback puts a Bitnami
+ * StatefulSet back, so the prepare step, which takes it as an input, runs again exactly then.
+ */
+export function adoptionSource(
+  sts: AdoptedStatefulSet | undefined,
+  record: Readonly<Record<string, string>> | undefined,
+  bitnamiClaimLabel: string,
+): string {
+  const uid = sts?.metadata?.uid;
+  const bitnami = (sts?.spec?.volumeClaimTemplates ?? []).some(
+    (t) => t.metadata?.labels?.[bitnamiClaimLabel] !== undefined,
+  );
+  if (uid && bitnami && !sts?.metadata?.deletionTimestamp) return uid;
+  return record?.["source"] ?? "";
+}

@@ -21,7 +21,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Kube, execCommand, kubeconfigFile } from "../kube/kubectl";
 import {
+  type AdoptedStatefulSet,
   type HelmRecord,
+  adoptionSource,
   type HookObject,
   type ReleaseRef,
   type StateView,
@@ -308,6 +310,49 @@ interface KubectlRunner {
   /** The command prefix to print in messages (the kubeconfig file is never named: it is temporary). */
   hint: string;
   close(): void;
+}
+
+/** Where `cassandraAdoptionSource` looks: the namespace and the names the adoption steps use. */
+export interface AdoptionNames {
+  namespace: string;
+  statefulSet: string;
+  /** The adoption record ConfigMap (components/upgradeSteps.ts `ADOPTION_RECORD`). */
+  record: string;
+  /** The claim-template label only the Bitnami chart sets (components/upgradeSteps.ts `BITNAMI_CLAIM_LABEL`). */
+  bitnamiClaimLabel: string;
+}
+
+/**
+ * The StatefulSet a Cassandra adoption works from, read from the cluster with two GETs (`adoptionSource` in
+ * recovery/plan.ts decides; read-only, also in a preview). Output: a UID, or "" when neither the StatefulSet nor
+ * the record exists ("" also under the unit tests' mocks, which read no cluster). Throws `RecoveryError` when a
+ * read fails for another reason than "not found" (the cluster does not answer), naming the kubectl call: a guess
+ * would make the step run again, or not, for the wrong reason.
+ */
+export async function cassandraAdoptionSource(access: ClusterAccess, names: AdoptionNames): Promise<string> {
+  // Unit tests run the program with mocks and must never touch a cluster.
+  if (!underEngine()) return "";
+  const file = access.kubeconfig !== undefined ? kubeconfigFile(access.kubeconfig) : undefined;
+  const kube = new Kube(file !== undefined ? { kubeconfig: file.file } : { context: access.context }, {
+    kubectl: access.kubectl,
+    requestTimeout: "20s",
+  });
+  try {
+    const get = async <T>(kind: string, name: string): Promise<T | undefined> => {
+      try {
+        return await kube.maybe<T>(["-n", names.namespace, "get", kind, name]);
+      } catch (e) {
+        throw new RecoveryError(`reading ${kind} ${names.namespace}/${name}: ${(e as Error).message}`);
+      }
+    };
+    const [sts, record] = await Promise.all([
+      get<AdoptedStatefulSet>("statefulset", names.statefulSet),
+      get<{ data?: Record<string, string> }>("configmap", names.record),
+    ]);
+    return adoptionSource(sts, record?.data, names.bitnamiClaimLabel);
+  } finally {
+    file?.remove();
+  }
 }
 
 /**

@@ -12,7 +12,8 @@ import {
   releaseNamespace,
 } from "../components/controlPlane";
 import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
-import { recoverReleases } from "../recovery/recover";
+import { ADOPTION_RECORD, BITNAMI_CLAIM_LABEL } from "../components/upgradeSteps";
+import { cassandraAdoptionSource, recoverReleases } from "../recovery/recover";
 import { type ReleaseRef } from "../recovery/plan";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
@@ -123,6 +124,20 @@ export async function controlPlaneStack(
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });
+  // Cassandra's adoption: the StatefulSet it works from, as the cluster shows it now. A rollback that put the Bitnami
+  // StatefulSet back after the adoption deleted it changes this input, so the prepare step runs again.
+  const cassandraSource =
+    plan.cassandraAdopted && !cfg.aws?.eksClusterName
+      ? cassandraAdoptionSource(
+          { kubectl: "kubectl", context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
+          {
+            namespace: "cassandra-system",
+            statefulSet: "cassandra",
+            record: ADOPTION_RECORD,
+            bitnamiClaimLabel: BITNAMI_CLAIM_LABEL,
+          },
+        )
+      : undefined;
   // In an update, a release waits until the engine holds its prerequisites' `releases` entries (engine/outputs.ts).
   const acks = pulumi.runtime.isDryRun() ? undefined : new Acknowledgements();
   try {
@@ -148,7 +163,7 @@ export async function controlPlaneStack(
       stackName,
       adopt,
       acks,
-      { plan, access },
+      { plan, access, ...(cassandraSource !== undefined ? { cassandraSource } : {}) },
       dryRun,
     );
   } catch (e) {

@@ -4,12 +4,15 @@
 # volume adoption"). It acts only while StatefulSet cassandra still has the Bitnami chart's shape (its claim
 # template carries the label NVCFP_BITNAMI_CLAIM_LABEL, which NVIDIA's own chart drops: the one immutable field
 # that differs); against NVIDIA's own shape it does nothing. Resumable from any point: the record ConfigMap
-# NVCFP_RECORD keeps what was done (snapshot tag, nodes snapshotted, row counts), the writers keep their replica
-# counts in an annotation, and a StatefulSet already deleted means only the old pod is left to delete.
+# NVCFP_RECORD keeps what was done (the StatefulSet's UID it started from, snapshot tag, nodes snapshotted, row
+# counts), the writers keep their replica counts in an annotation, and a StatefulSet already deleted means only the
+# old pod is left to delete. A Bitnami-shaped StatefulSet other than the recorded one (put back by a rollback)
+# starts the adoption again.
 #
 # Environment: NVCFP_NAMESPACE, NVCFP_STATEFULSET, NVCFP_CONTAINER, NVCFP_REPLICAS, NVCFP_RECORD,
 # NVCFP_BITNAMI_CLAIM_LABEL, NVCFP_WRITER_NAMESPACES, NVCFP_ANNOTATION, NVCFP_CQL_USER, NVCFP_CQL_PASSWORD (secret),
-# NVCFP_WAIT_SECONDS.
+# NVCFP_WAIT_SECONDS; NVCFP_SOURCE_UID (the program's reading of the StatefulSet to adopt, `adoptionSource` in
+# recovery/plan.ts: not read here, it makes the step run again when a rollback puts a new StatefulSet back).
 
 sts="$NVCFP_STATEFULSET"
 replicas="$NVCFP_REPLICAS"
@@ -27,9 +30,19 @@ if [ -n "$shape" ]; then
 fi
 
 if [ -n "$shape" ] && [ "$state" = "live" ]; then
+  uid=$(field "statefulset/$sts" '{{.metadata.uid}}')
+  source_uid=$(record_get source)
+  if [ -n "$source_uid" ] && [ "$source_uid" != "$uid" ]; then
+    # The adoption recorded started from another StatefulSet, which it deleted: this one was put back since (a
+    # `helm rollback cassandra`, docs/upgrading.md "Rolling back"). Its counts and snapshots describe data the
+    # rolled-back Cassandra may have changed since: the adoption starts again from this StatefulSet.
+    echo "$(now) statefulset/$sts was put back after the adoption recorded in configmap $ns/$NVCFP_RECORD (started $(record_get started)) deleted its predecessor: starting the adoption again (that adoption's snapshot $(record_get snapshot) stays on each node's volume)"
+    k -n "$ns" delete configmap "$NVCFP_RECORD" --wait=true >/dev/null
+  fi
   if ! record_exists; then
     record_set started "$(now)"
     record_set snapshot "nvcf-adoption-$(date -u +%Y%m%dt%H%M%Sz)"
+    record_set source "$uid"
     echo "$(now) adopting Cassandra's data in place: record kept in configmap $ns/$NVCFP_RECORD"
   else
     echo "$(now) resuming the adoption recorded in configmap $ns/$NVCFP_RECORD (started $(record_get started))"

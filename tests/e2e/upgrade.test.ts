@@ -408,6 +408,9 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     );
     // The upgrade's own lines, as the real run prints them, and the report.
     expect(out).toMatch(/^ {2}\| .*statefulset\/cassandra deleted with --cascade=orphan/m);
+    // Nothing runs in a replica to verify: said once, with no empty summary after it.
+    expect(out).toMatch(/^ {2}\| verification: not rehearsed \(no container runs in a replica/m);
+    expect(out).not.toMatch(/^ {2}\| verification: \d+ checks/m);
     expect(out).toMatch(
       /^ {2}kwok-nvcf-dev: release cassandra-system\/cassandra: revision \d+ \(deployed\) -> \d+ \(deployed\)$/m,
     );
@@ -640,6 +643,58 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     );
   }, 1_200_000);
 
+  test("docs/upgrading.md's rollback before Cassandra's release was upgraded: helm rollback puts the Bitnami StatefulSet back", () => {
+    // Where the interruption left it: prepare done (StatefulSet deleted with its claims kept), release not upgraded.
+    const rec = JSON.parse(
+      devCassandra(p, ["get", "configmap", "nvcf-cassandra-adoption", "-o", "json"]).stdout,
+    );
+    expect(rec.data.phase).toBe("orphaned");
+    const first = rec.data.source as string;
+    expect(
+      devCassandra(p, ["get", "statefulset", "cassandra", "--ignore-not-found", "-o", "name"]).stdout,
+    ).toBe("");
+    // The rollback row: the release's own revision applied again, then the writers back to their recorded counts.
+    if (!process.env["NVCF_HELM"])
+      process.env["NVCF_HELM"] = spawnSync("bash", ["scripts/helm.sh"], { encoding: "utf8" }).stdout.trim();
+    const helm = (...args: string[]) => {
+      const r = spawnSync(process.env["NVCF_HELM"] as string, ["--kube-context", "kwok-nvcf-dev", ...args], {
+        env: p.env,
+        encoding: "utf8",
+      });
+      p.transcript.push(`$ helm ${args.join(" ")}\n${r.stdout}${r.stderr}`);
+      if (r.status !== 0) throw new Error(`helm ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const revision = JSON.parse(helm("status", "cassandra", "-n", "cassandra-system", "-o", "json")).version;
+    helm("rollback", "cassandra", String(revision), "-n", "cassandra-system", "--wait", "--timeout", "5m");
+    for (const ns of ["api-keys", "ess", "nvcf", "sis"]) {
+      const list = spawnSync(
+        "kubectl",
+        ["--context", "kwok-nvcf-dev", "-n", ns, "get", "deployments", "-o", "json"],
+        {
+          env: p.env,
+          encoding: "utf8",
+        },
+      );
+      for (const d of JSON.parse(list.stdout).items) {
+        const n = d.metadata.annotations?.["nvcf.nvidia.com/replicas-before-upgrade"];
+        if (n === undefined) continue;
+        const r = spawnSync(
+          "kubectl",
+          ["--context", "kwok-nvcf-dev", "-n", ns, "scale", "deployment", d.metadata.name, `--replicas=${n}`],
+          { env: p.env, encoding: "utf8" },
+        );
+        expect([d.metadata.name, r.status]).toEqual([d.metadata.name, 0]);
+      }
+    }
+    const back = JSON.parse(devCassandra(p, ["get", "statefulset", "cassandra", "-o", "json"]).stdout);
+    expect(back.metadata.uid).not.toBe(first);
+    // A preview names the prepare step again: the StatefulSet it works from changed.
+    const pr = nvcf(p, "preview", "--env", "dev", "--stack", "dev");
+    expect(pr.code).toBe(0);
+    expect(lines(pr.out)).toContainEqual(expect.stringMatching(/cassandra-adoption-prepare/));
+  }, 900_000);
+
   test("nvcf up --env dev resumes the interrupted upgrade and converges, control plane first", () => {
     const r = nvcf(p, "up", "--env", "dev", "--yes", "--plain");
     if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
@@ -652,6 +707,12 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
       expect(out).toContainEqual(
         `preview: ${s}: previewed again after control-plane stack dev is updated (its preview against the control plane's present outputs failed)`,
       );
+    // The rollback above put the Bitnami StatefulSet back: prepare ran again, on it, before the release.
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^\[ *\d+s\] dev +step cassandra-adoption-prepare: .*statefulset\/cassandra was put back after the adoption recorded in configmap cassandra-system\/nvcf-cassandra-adoption .*: starting the adoption again/,
+      ),
+    );
     expect(out).toContainEqual(
       expect.stringMatching(
         /^\[ *\d+s\] dev +step cassandra-adoption-verify: .*row counts as recorded before the adoption: .*nvcf_api\.upgrade_marker=3/,

@@ -191,7 +191,7 @@ function casState(
     objects[`${CAS}/StatefulSet/cassandra`] = {
       apiVersion: "apps/v1",
       kind: "StatefulSet",
-      metadata: { name: "cassandra", namespace: CAS, generation: 1 },
+      metadata: { name: "cassandra", namespace: CAS, generation: 1, uid: "sts-uid-1" },
       spec: {
         replicas: 3,
         ...(extra.whenDeleted
@@ -276,6 +276,15 @@ const casEnv = {
 };
 const record = (s: FakeState) =>
   s.objects[`${CAS}/ConfigMap/${ADOPTION_RECORD}`]?.data as Record<string, string> | undefined;
+/** The adoption record ConfigMap, as an earlier run of the step left it. */
+function putRecord(s: FakeState, data: Record<string, string>): void {
+  s.objects[`${CAS}/ConfigMap/${ADOPTION_RECORD}`] = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: ADOPTION_RECORD, namespace: CAS },
+    data,
+  };
+}
 const deployment = (s: FakeState, ns: string, name: string) => s.objects[`${ns}/Deployment/${name}`];
 /** No secret on a command line (kubectl's or cqlsh's) nor in anything printed. */
 function noLeak(r: ReturnType<typeof runFake>) {
@@ -317,6 +326,7 @@ describe("Cassandra's adoption: prepare", () => {
     expect(rec["snapshotted"]).toBe("cassandra-0 cassandra-1 cassandra-2");
     expect(rec["counts"]).toBe("nvcf_api.accounts=3 nvcf_api.functions=5 sis_api.clusters=2");
     expect(rec["phase"]).toBe("orphaned");
+    expect(rec["source"]).toBe("sts-uid-1");
     expect(r.state.cassandra.snapshots).toEqual({
       "cassandra-0": [rec["snapshot"]],
       "cassandra-1": [rec["snapshot"]],
@@ -369,17 +379,12 @@ describe("Cassandra's adoption: prepare, resumed and refused", () => {
       d.spec.replicas = 0;
       d.status = {};
     }
-    s.objects[`${CAS}/ConfigMap/${ADOPTION_RECORD}`] = {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: ADOPTION_RECORD, namespace: CAS },
-      data: {
-        started: "x",
-        snapshot: "nvcf-adoption-t1",
-        counts: "nvcf_api.accounts=3",
-        snapshotted: "cassandra-0",
-      },
-    };
+    putRecord(s, {
+      started: "x",
+      snapshot: "nvcf-adoption-t1",
+      counts: "nvcf_api.accounts=3",
+      snapshotted: "cassandra-0",
+    });
     s.cassandra.snapshots = { "cassandra-0": ["nvcf-adoption-t1"] };
     const r = runFake(stepScript(CASSANDRA_PREPARE), s, casEnv);
     expect(r.stderr).toBe("");
@@ -398,14 +403,60 @@ describe("Cassandra's adoption: prepare, resumed and refused", () => {
     expect(r.stdout).not.toMatch(/recorded in annotation/);
   });
 
+  test("a Bitnami StatefulSet put back by a rollback after the orphan delete: the adoption starts again", () => {
+    // As docs/upgrading.md's rollback leaves it: the recorded adoption deleted sts-uid-0; `helm rollback
+    // cassandra` made sts-uid-1 over the same claims; the writers were scaled back.
+    const s = casState("bitnami");
+    putRecord(s, {
+      started: "x",
+      source: "sts-uid-0",
+      snapshot: "nvcf-adoption-t1",
+      counts: "nvcf_api.accounts=1",
+      snapshotted: "cassandra-0 cassandra-1 cassandra-2",
+      phase: "orphaned",
+    });
+    s.cassandra.snapshots = { "cassandra-0": ["nvcf-adoption-t1"] };
+    const r = runFake(stepScript(CASSANDRA_PREPARE), s, casEnv);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /statefulset\/cassandra was put back after the adoption recorded in configmap cassandra-system\/nvcf-cassandra-adoption \(started x\) deleted its predecessor: starting the adoption again \(that adoption's snapshot nvcf-adoption-t1 stays on each node's volume\)/,
+    );
+    const rec = record(r.state)!;
+    expect(rec["source"]).toBe("sts-uid-1");
+    expect(rec["snapshot"]).not.toBe("nvcf-adoption-t1");
+    // Counted and snapshotted again, on every node; the first adoption's snapshot kept.
+    expect(rec["counts"]).toBe("nvcf_api.accounts=3 nvcf_api.functions=5 sis_api.clusters=2");
+    expect(rec["snapshotted"]).toBe("cassandra-0 cassandra-1 cassandra-2");
+    expect(r.state.cassandra.snapshots!["cassandra-0"]).toEqual(["nvcf-adoption-t1", rec["snapshot"]]);
+    expect(r.state.cassandra.snapshots!["cassandra-2"]).toEqual([rec["snapshot"]]);
+    expect(r.state.objects[`${CAS}/StatefulSet/cassandra`]).toBeUndefined();
+    expect(deletes(r.calls)).toEqual([
+      `configmap ${ADOPTION_RECORD}`,
+      "statefulset cassandra",
+      "pod cassandra-0",
+    ]);
+  });
+
+  test("the recorded StatefulSet itself (interrupted before its orphan delete): resumed, not started again", () => {
+    const s = casState("bitnami");
+    putRecord(s, {
+      started: "x",
+      source: "sts-uid-1",
+      snapshot: "nvcf-adoption-t1",
+      counts: "c=1",
+      phase: "orphaned",
+    });
+    const r = runFake(stepScript(CASSANDRA_PREPARE), s, casEnv);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/resuming the adoption recorded in configmap/);
+    expect(record(r.state)!["counts"]).toBe("c=1");
+    expect(record(r.state)!["snapshot"]).toBe("nvcf-adoption-t1");
+  });
+
   test("resumed after the orphan delete: only the old pod is left to delete", () => {
     const s = casState("none");
-    s.objects[`${CAS}/ConfigMap/${ADOPTION_RECORD}`] = {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: ADOPTION_RECORD, namespace: CAS },
-      data: { snapshot: "nvcf-adoption-t1", phase: "orphaned" },
-    };
+    putRecord(s, { snapshot: "nvcf-adoption-t1", phase: "orphaned" });
     const r = runFake(stepScript(CASSANDRA_PREPARE), s, casEnv);
     expect(r.code).toBe(0);
     expect(deletes(r.calls)).toEqual(["pod cassandra-0"]);

@@ -10,6 +10,7 @@ import {
   type HelmRecord,
   type HookObject,
   type StateView,
+  adoptionSource,
   healthyImports,
   namespaceNames,
   parseHelmRecordTable,
@@ -312,5 +313,30 @@ describe("the releases recovery looks after", () => {
       namespace: cfg.gateway.controllerNamespace,
       timeoutSeconds: cfg.charts.timeoutSeconds,
     });
+  });
+});
+
+describe("the StatefulSet a Cassandra adoption works from", () => {
+  const LABEL = "app.kubernetes.io/name";
+  const sts = (uid: string, bitnami: boolean, deleting = false) => ({
+    metadata: { uid, ...(deleting ? { deletionTimestamp: "2026-12-07T00:00:00Z" } : {}) },
+    spec: { volumeClaimTemplates: [{ metadata: bitnami ? { labels: { [LABEL]: "cassandra" } } : {} }] },
+  });
+
+  test("a live Bitnami-shaped StatefulSet: its UID, whatever the record says", () => {
+    expect(adoptionSource(sts("a", true), undefined, LABEL)).toBe("a");
+    expect(adoptionSource(sts("b", true), { source: "a", phase: "orphaned" }, LABEL)).toBe("b");
+  });
+
+  test("deleted by the adoption, being deleted, or replaced by NVIDIA's shape: the UID the record started from", () => {
+    expect(adoptionSource(undefined, { source: "a" }, LABEL)).toBe("a");
+    expect(adoptionSource(sts("a", true, true), { source: "a" }, LABEL)).toBe("a");
+    expect(adoptionSource(sts("c", false), { source: "a" }, LABEL)).toBe("a");
+  });
+
+  test("neither a Bitnami StatefulSet nor a record: empty", () => {
+    expect(adoptionSource(undefined, undefined, LABEL)).toBe("");
+    expect(adoptionSource(sts("c", false), undefined, LABEL)).toBe("");
+    expect(adoptionSource(undefined, { phase: "orphaned" }, LABEL)).toBe("");
   });
 });

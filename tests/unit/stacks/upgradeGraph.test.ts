@@ -260,3 +260,41 @@ test("a compute plane exports the bundle it reached", async () => {
   expect(r.error).toBeUndefined();
   expect(r.outputs["bundleVersion"]).toBe("0.8.0");
 });
+
+// Last in this file: a render with moduleMocks resets the module registry, so classes imported above (ConfigError)
+// are not the ones later renders throw.
+describe("dev, 0.7.0 → 0.8.0: what the program reads for Cassandra's adoption", () => {
+  test("the prepare step takes the StatefulSet the adoption works from as read by the program; verify does not", async () => {
+    // Under the mocks nothing is read: "".
+    const plain = await render({ stack: "dev", gateways: GATEWAYS, previousOutputs: deployed("0.7.0") });
+    expect(env(byName(plain, "nvcf-cassandra-adoption-prepare"))["NVCFP_SOURCE_UID"]).toBe("");
+    const read: unknown[] = [];
+    const withSource = await render({
+      stack: "dev",
+      gateways: GATEWAYS,
+      previousOutputs: deployed("0.7.0"),
+      moduleMocks: {
+        "recovery/recover": {
+          cassandraAdoptionSource: (access: unknown, names: unknown) => {
+            read.push(access, names);
+            return Promise.resolve("uid-of-the-bitnami-statefulset");
+          },
+        },
+      },
+    });
+    expect(withSource.error).toBeUndefined();
+    expect(read).toEqual([
+      { kubectl: "kubectl", context: "kwok-nvcf-dev" },
+      {
+        namespace: "cassandra-system",
+        statefulSet: "cassandra",
+        record: "nvcf-cassandra-adoption",
+        bitnamiClaimLabel: "app.kubernetes.io/name",
+      },
+    ]);
+    expect(env(byName(withSource, "nvcf-cassandra-adoption-prepare"))["NVCFP_SOURCE_UID"]).toBe(
+      "uid-of-the-bitnami-statefulset",
+    );
+    expect(env(byName(withSource, "nvcf-cassandra-adoption-verify"))["NVCFP_SOURCE_UID"]).toBeUndefined();
+  });
+});

@@ -12,6 +12,7 @@ import { EXIT } from "../../../../cli/types";
 import {
   type DeployedStack,
   configAtTarget,
+  environmentAsDeployed,
   parseSettings,
   upgradeDecision,
 } from "../../../../cli/verbs/upgrade";
@@ -139,6 +140,22 @@ describe("the decision from what the backend holds", () => {
     expect(d.problems).toEqual([
       "stack dev: its stack file names NVCF bundle 0.6.1, but it is deployed at 0.7.0: set nvcf:bundleVersion back to 0.7.0 (pulumi config set -s dev nvcf:bundleVersion 0.7.0) before upgrading to 0.8.0",
     ]);
+  });
+
+  test("health before the move judges each stack at its deployed bundle, not at the bundle its file names", () => {
+    // dev-gpu-b's file already names the target; everything is deployed at the source.
+    const stacks = [at(0, "0.7.0", "0.7.0"), at(1, "0.7.0", "0.7.0"), at(2, "0.8.0", "0.7.0")];
+    const before = JSON.stringify([env.control, ...env.compute].map((f) => f.config));
+    const d = environmentAsDeployed(env, stacks);
+    expect([d.control, ...d.compute].map((f) => [f.stack, f.config["bundleVersion"]])).toEqual([
+      ["dev", "0.7.0"],
+      ["dev-gpu-a", "0.7.0"],
+      ["dev-gpu-b", "0.7.0"],
+    ]);
+    // The stack files themselves are left as they are; a GPU cluster never deployed is not judged.
+    expect(JSON.stringify([env.control, ...env.compute].map((f) => f.config))).toBe(before);
+    const notYet = environmentAsDeployed(env, [stacks[0], stacks[1], at(2, "0.8.0", undefined, false)]);
+    expect(notYet.compute.map((f) => f.stack)).toEqual(["dev-gpu-a"]);
   });
 
   test("a control plane never deployed: nothing to upgrade, nvcf up installs", () => {
