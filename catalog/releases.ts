@@ -767,3 +767,23 @@ export function chartVersion(
   if (v === undefined) throw new Error(`release "${spec.name}" is not part of NVCF bundle ${bundle}`);
   return v;
 }
+
+/**
+ * Whether a chart version is at least `min`, comparing dotted numbers (a leading `v` and a pre-release or build
+ * suffix are ignored, a missing or non-numeric part counts as 0). Input: the version found (a catalog pin or a
+ * hot-fix override) and the least version a value or layout needs. Output: true when `version >= min`.
+ */
+export function versionAtLeast(version: string, min: string): boolean {
+  const parse = (v: string) =>
+    v
+      .replace(/^v/, "")
+      .split(/[-+]/)[0]
+      .split(".")
+      .map((n) => Number(n) || 0);
+  const a = parse(version);
+  const b = parse(min);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return true;
+}

@@ -14,7 +14,7 @@ import {
   inDependencyOrder,
   resolveNamespace,
 } from "../catalog/releases";
-import { isDevStack } from "../config/rules";
+import { isDevStack } from "../config/stackName";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues, inotifyImages, operatorIdentity } from "../values/compute";
 import { computeFlags } from "../config/flags";

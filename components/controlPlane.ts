@@ -15,7 +15,7 @@ import {
   inDependencyOrder,
   resolveNamespace,
 } from "../catalog/releases";
-import { isDevStack } from "../config/rules";
+import { isDevStack } from "../config/stackName";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { RegistrationRecord as Registration } from "../contract/controlPlane";
 import {

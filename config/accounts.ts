@@ -213,7 +213,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join("\n") === [...b].sort().join("\n");
 
 /**
- * Rules of the account settings on the config alone (config/rules.ts runs them with the other control-plane
+ * Rules of the account settings on the config alone (config/rules/accounts.ts runs them with the other control-plane
  * rules): what the API would refuse at the bootstrap or at a later nvcf-cli run. Input: the validated config.
  * Output: every problem (key, expected, found, fix); none for a valid config.
  */

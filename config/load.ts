@@ -15,7 +15,8 @@ import { allowListProblems } from "./installed";
 import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
 import { parsePropertyPath, valueAt } from "./paths";
 import { ConfigError, type Problem, describe } from "./problems";
-import { computePlaneRules, controlPlaneRules, releaseValueSecretPaths } from "./rules";
+import { computePlaneRules, controlPlaneRules } from "./rules";
+import { releaseValueSecretPaths } from "./rules/releaseValueParity";
 import {
   type ComputePlaneConfig,
   type ControlPlaneConfig,

@@ -10,6 +10,21 @@ import { z } from "zod";
 import { BUNDLE_VERSIONS } from "../catalog/releases";
 import { MIRROR_KEYS, type MirrorKey } from "../catalog/sources";
 
+/**
+ * The resource presets of NVIDIA's Cassandra chart (`cassandra.resourcesPreset` in
+ * `deploy/helm/cassandra/helm/values.yaml`), smallest first: what `nvcf:cassandra.preset` accepts.
+ */
+export const CASSANDRA_PRESETS = [
+  "none",
+  "nano",
+  "micro",
+  "small",
+  "medium",
+  "large",
+  "xlarge",
+  "2xlarge",
+] as const;
+
 const str = z.string();
 const bool = z.boolean();
 const port = z.number().int().min(1).max(65535);
@@ -487,9 +502,7 @@ export const controlPlaneSchema = z.strictObject({
     .strictObject({
       enabled: bool.default(true),
       replicas: z.number().int().min(1).default(3),
-      preset: z
-        .enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"])
-        .default("xlarge"),
+      preset: z.enum(CASSANDRA_PRESETS).default("xlarge"),
     })
     .prefault({}),
   accounts: z

@@ -3,7 +3,7 @@
  * otherwise (docs/policy-and-ci.md). Each violation message names the resource, the value found and the fix.
  *
  * Facts: release names, charts, versions per bundle, fixed namespaces and which releases hold state come from
- * the release catalog (catalog/releases.ts); dev stacks are named as config/rules.ts `isDevStack` says; route
+ * the release catalog (catalog/releases.ts); dev stacks are named as config/stackName.ts `isDevStack` says; route
  * hostnames are rendered as config/routes.ts `httpRouteHostnames` says; upstream third-party images are
  * values/images.ts `UPSTREAM`.
  */

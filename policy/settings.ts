@@ -13,7 +13,7 @@
  */
 import { BUNDLE_VERSIONS, type BundleVersion } from "../catalog/releases";
 import { parseRaw } from "../config/load";
-import { isDevStack } from "../config/rules";
+import { isDevStack } from "../config/stackName";
 import { SECRET_KEYS, computePlaneSchema, controlPlaneSchema } from "../config/schema";
 
 /** The facts about one stack the policies check against. */
@@ -47,7 +47,7 @@ export function stackOfUrn(urn: string): string {
 
 /**
  * Whether a stack counts as a dev stack: its name matches `pattern` (policy config `devStackPattern`) when given,
- * else the program's own rule (config/rules.ts `isDevStack`: `dev`, `dev-*`, `dev_*`), the same rule that turns
+ * else the program's own rule (config/stackName.ts `isDevStack`: `dev`, `dev-*`, `dev_*`), the same rule that turns
  * `nvcf:protectStatefulData` off by default.
  */
 export function isDev(stack: string, pattern?: string): boolean {

@@ -28,10 +28,11 @@ import {
   enabledReleases,
   inDependencyOrder,
   releaseSpec,
+  versionAtLeast,
 } from "../catalog/releases";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ObjectRef } from "../kube/dryRun";
-import { isDevStack, versionAtLeast } from "../config/rules";
+import { isDevStack } from "../config/stackName";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues } from "../values/compute";
 import { computeFlags, controlFlags } from "../config/flags";
@@ -207,7 +208,7 @@ const MANUAL_0_7 =
  *    (0.6.1 → 0.7.0: the data would have to move up into Bitnami's nesting under an older Cassandra, and NVIDIA
  *    documents no procedure): refused, naming the manual path (backup and restore).
  * 6. The move touches Cassandra's data (an adoption across the chart lineage) or OpenBao (openbao-server is
- *    upgraded) on a stack that is not a dev stack (config/rules.ts `isDevStack`), and
+ *    upgraded) on a stack that is not a dev stack (config/stackName.ts `isDevStack`), and
  *    `nvcf:upgrade.backupsCopiedOffNode` does not name the target bundle: refused until the user has copied
  *    the backups off-node (docs/upgrading.md "Backups") and says so.
  * 7. Otherwise the plan: releases new in the target are installed, those gone uninstalled, those whose chart

@@ -12,7 +12,6 @@
  */
 import * as yaml from "js-yaml";
 import type { BundleVersion } from "../catalog/releases";
-import { DEFAULT_FEATURE_GATES } from "../config/rules";
 import type { ComputePlaneConfig, Toleration } from "../config/schema";
 import { UPSTREAM, PINNED_TAGS, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
 import { type Values, deepMerge, isPlainObject } from "./merge";
@@ -117,6 +116,20 @@ export const NVCA_PINS: Record<BundleVersion, { imageTag?: string; nvcaVersion?:
     "0.7.0": {},
     "0.8.0": { imageTag: "3.2.7", nvcaVersion: "3.2.7", otelTag: "0.157.9" },
   };
+
+/**
+ * The feature gates NVCA gets by default (docs/upstream-facts.md §2.6: NVIDIA's
+ * `deploy/stacks/nvcf-compute-plane/helmfile.d/02-nvca.yaml.gotmpl`); `featureGates` adds each one the user
+ * neither lists nor negates.
+ */
+export const DEFAULT_FEATURE_GATES = [
+  "DynamicGPUDiscovery",
+  "InfraResourceOverhead",
+  "EnforceHelmFunctionResourceLimits",
+  "EnforceContainerFunctionResourceLimits",
+  "EnforceHelmTaskResourceLimits",
+  "EnforceContainerTaskResourceLimits",
+] as const;
 
 /**
  * NVCA feature gates (docs/upstream-facts.md §2.6): the user's gates (without `-` negations), then each

@@ -16,6 +16,7 @@ import {
   planeReleases,
   releaseSpec,
   resolveNamespace,
+  versionAtLeast,
 } from "../../../catalog/releases";
 import { validateConfig } from "../../../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../../config/schema";
@@ -482,4 +483,15 @@ describe("a release of both planes: NVIDIA's observability stack, once per clust
     ]);
     for (const r of rels) expect([r.name, activeNeeds(r, f)]).toEqual([r.name, []]);
   });
+});
+
+test("versionAtLeast compares dotted numbers, ignoring a leading v and pre-release or build suffixes", () => {
+  expect(versionAtLeast("1.12.0", "1.12.0")).toBe(true);
+  expect(versionAtLeast("1.11.9", "1.12.0")).toBe(false);
+  expect(versionAtLeast("1.21.3", "1.12.0")).toBe(true);
+  expect(versionAtLeast("v0.18.0", "0.18.0")).toBe(true);
+  expect(versionAtLeast("0.18.0-rc.1", "0.18.0")).toBe(true);
+  expect(versionAtLeast("0.17.10", "0.18.0")).toBe(false);
+  expect(versionAtLeast("1.2", "1.2.0")).toBe(true);
+  expect(versionAtLeast("0", "1.12.0")).toBe(false);
 });
