@@ -13,6 +13,7 @@ import { MIRROR_KEYS, chartsOfMirror, parseLocation } from "../catalog/sources";
 import { accountConfigRules } from "./accounts";
 import { CASSANDRA_DEFAULT_PASSWORD, registryKeyProblems } from "./credentials";
 import { routeProblems } from "./meaning";
+import { maintenanceRules } from "./maintenance";
 import { valueAt } from "./paths";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
@@ -884,6 +885,7 @@ export function computePlaneRules(cfg: ComputePlaneConfig, _ctx: RuleContext): P
       "true",
       "enable addons.groveOperator or turn Dynamo off",
     );
+  out.push(...maintenanceRules(cfg));
   cfg.nvcaOperator.featureGates.forEach((g, i) => {
     if (g === "KAIScheduler" && !a.kaiScheduler.enabled)
       add(
