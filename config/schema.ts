@@ -589,6 +589,11 @@ export const computePlaneSchema = z.strictObject({
   controlPlaneStack: str.regex(/^[^/\s]+\/[^/\s]+\/[^/\s]+$/, "<organization>/<project>/<stack>"),
   /** This GPU cluster's name, as listed in the control plane's `nvcf:gpuClusters`. */
   clusterName: str.min(1),
+  /**
+   * Maintenance mode of this GPU cluster: `cordon` schedules nothing new, `drain` also terminates every workload
+   * (NVCA feature flags `CordonMaintenance` / `CordonAndDrainMaintenance`, config/maintenance.ts).
+   */
+  maintenance: z.enum(["off", "cordon", "drain"]).default("off"),
   kubernetes,
   charts,
   /**

@@ -14,6 +14,7 @@ import { PROJECT_DIR } from "../components/release";
 import { recoverReleases } from "../recovery/recover";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig } from "../config/schema";
+import { MAINTENANCE_OUTPUT, accountIsolationChangeProblems, maintenanceRecord } from "../config/maintenance";
 import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs } from "../values/compute";
 import { computeFlags } from "../config/flags";
@@ -180,6 +181,9 @@ export async function computePlaneStack(
   // are refused before anything else.
   const previous = await readDeployed();
   refuseInstalledChanges(pulumi.getStack(), cfg, previous);
+  // NVIDIA: AccountIsolation changes only while the cluster drains (config/maintenance.ts).
+  const toggled = accountIsolationChangeProblems(cfg, previous.values[MAINTENANCE_OUTPUT]);
+  if (toggled.length > 0) throw new ConfigError(pulumi.getStack(), toggled);
   const ref = new pulumi.StackReference("control-plane", { name: cfg.controlPlaneStack });
   // Checked before any resource of this stack is registered: a mismatch fails with nothing touched. The
   // contract's outputs are read (readControlPlane: required outputs) only once they are known to exist, so a
@@ -275,5 +279,7 @@ export async function computePlaneStack(
     clusterGroupID: inputs.clusterGroupID,
     inotifyTunerNodes: plane.inotifyNodes,
     operatorStatus: plane.releases["nvca-operator"].status,
+    // Known once the operator's release is deployed: a failed update keeps the previous record.
+    [MAINTENANCE_OUTPUT]: plane.releases["nvca-operator"].status.apply(() => maintenanceRecord(cfg)),
   };
 }

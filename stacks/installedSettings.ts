@@ -25,6 +25,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeValues } from "../values/compute";
 import { computeFlags, controlFlags } from "../config/flags";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
+import { MAINTENANCE_OUTPUT } from "../config/maintenance";
 import { type ControlSecrets, controlValues } from "../values/control";
 import { type PreviousOutputs, UPGRADE_PREVIOUS_OUTPUTS, previousOutputs } from "../engine/previous";
 import { RELEASE_INPUTS_OUTPUT } from "../engine/dryRun";
@@ -48,6 +49,8 @@ export const DEPLOYED_OUTPUT_NAMES: readonly string[] = [
   INSTALLED_DIGESTS_OUTPUT,
   // What the account got (control plane; config/accounts.ts `accountChangeRules`).
   ACCOUNT_SETTINGS_OUTPUT,
+  // A GPU cluster's maintenance mode and account isolation (compute plane; config/maintenance.ts).
+  MAINTENANCE_OUTPUT,
   ...UPGRADE_PREVIOUS_OUTPUTS,
   // What each release was given, as digests (engine/dryRun.ts).
   RELEASE_INPUTS_OUTPUT,

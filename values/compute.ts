@@ -12,6 +12,7 @@
  */
 import * as yaml from "js-yaml";
 import type { BundleVersion } from "../catalog/releases";
+import { maintenanceGate } from "../config/maintenance";
 import type { ComputePlaneConfig, Toleration } from "../config/schema";
 import { UPSTREAM, PINNED_TAGS, mirrorBase, mirrorImage, thirdPartyImage } from "./images";
 import { type Values, deepMerge, isPlainObject } from "./merge";
@@ -135,7 +136,8 @@ export const DEFAULT_FEATURE_GATES = [
  * NVCA feature gates (docs/upstream-facts.md §2.6): the user's gates (without `-` negations), then each
  * default gate not already present and not negated; BYOObservability when the profile is compute/all; from
  * bundle 0.8.0 on also KAIScheduler when KAI is installed and DynamoOperatorSupport when Dynamo is (the 0.7.0
- * template adds neither). Input: config; output: ordered gate names.
+ * template adds neither); last, the flag of `nvcf:maintenance` (`CordonMaintenance` for cordon,
+ * `CordonAndDrainMaintenance` for drain, none for off). Input: config; output: ordered gate names.
  * On purpose: `-Gate` entries are dropped from the list (NVIDIA's template passes them through verbatim into
  * the cluster's capability list, where they name no capability).
  */
@@ -152,6 +154,9 @@ export function featureGates(cfg: ComputePlaneConfig): string[] {
     if (cfg.addons.dynamoOperator.enabled) defaults.push("DynamoOperatorSupport");
   }
   for (const g of defaults) if (!out.includes(g) && !negated.has(g)) out.push(g);
+  // nvcf:maintenance: the flag NVIDIA's maintenance modes are chosen by, last (config/maintenance.ts).
+  const maintenance = maintenanceGate(cfg.maintenance);
+  if (maintenance !== undefined && !out.includes(maintenance)) out.push(maintenance);
   return out;
 }
 

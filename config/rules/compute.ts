@@ -7,6 +7,7 @@
 import { releaseSpec, versionAtLeast } from "../../catalog/releases";
 import { type Problem, describe } from "../problems";
 import type { ComputePlaneConfig } from "../schema";
+import { maintenanceRules } from "../maintenance";
 import { addonsNotInBundle } from "./addons";
 import { problemList } from "./context";
 
@@ -81,6 +82,7 @@ export function computeClusterRules(cfg: ComputePlaneConfig): Problem[] {
       "true",
       "enable addons.groveOperator or turn Dynamo off",
     );
+  out.push(...maintenanceRules(cfg));
   cfg.nvcaOperator.featureGates.forEach((g, i) => {
     if (g === "KAIScheduler" && !a.kaiScheduler.enabled)
       add(
