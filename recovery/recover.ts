@@ -332,11 +332,7 @@ export interface AdoptionNames {
 export async function cassandraAdoptionSource(access: ClusterAccess, names: AdoptionNames): Promise<string> {
   // Unit tests run the program with mocks and must never touch a cluster.
   if (!underEngine()) return "";
-  const file = access.kubeconfig !== undefined ? kubeconfigFile(access.kubeconfig) : undefined;
-  const kube = new Kube(file !== undefined ? { kubeconfig: file.file } : { context: access.context }, {
-    kubectl: access.kubectl,
-    requestTimeout: "20s",
-  });
+  const { kube, close } = kubeFor(access, {});
   try {
     const get = async <T>(kind: string, name: string): Promise<T | undefined> => {
       try {
@@ -351,8 +347,26 @@ export async function cassandraAdoptionSource(access: ClusterAccess, names: Adop
     ]);
     return adoptionSource(sts, record?.data, names.bitnamiClaimLabel);
   } finally {
-    file?.remove();
+    close();
   }
+}
+
+/**
+ * A `Kube` (kube/kubectl.ts) aimed at the cluster of `access` with a 20 s request timeout: a kubeconfig text is
+ * written to a private temporary file, which `close()` removes; a context is passed as `--context`. `options`
+ * adds to the `Kube` options (a call's time limit, the output buffer).
+ */
+function kubeFor(
+  access: ClusterAccess,
+  options: { timeoutMs?: number; maxBuffer?: number },
+): { kube: Kube; close: () => void } {
+  const file = access.kubeconfig !== undefined ? kubeconfigFile(access.kubeconfig) : undefined;
+  const kube = new Kube(file !== undefined ? { kubeconfig: file.file } : { context: access.context }, {
+    kubectl: access.kubectl,
+    requestTimeout: "20s",
+    ...options,
+  });
+  return { kube, close: () => file?.remove() };
 }
 
 /**
@@ -360,13 +374,7 @@ export async function cassandraAdoptionSource(access: ClusterAccess, names: Adop
  * temporary file until `close()`), with a 20 s request timeout and no limit on a call's duration, one try per call.
  */
 function kubectlRunner(access: ClusterAccess): KubectlRunner {
-  const file = access.kubeconfig !== undefined ? kubeconfigFile(access.kubeconfig) : undefined;
-  const kube = new Kube(file !== undefined ? { kubeconfig: file.file } : { context: access.context }, {
-    kubectl: access.kubectl,
-    requestTimeout: "20s",
-    timeoutMs: 0,
-    maxBuffer: MAX_OUTPUT,
-  });
+  const { kube, close } = kubeFor(access, { timeoutMs: 0, maxBuffer: MAX_OUTPUT });
   return {
     async text(args) {
       const r = await kube.run(args);
@@ -388,9 +396,7 @@ function kubectlRunner(access: ClusterAccess): KubectlRunner {
       }
     },
     hint: access.context !== undefined ? `kubectl --context ${access.context}` : "kubectl",
-    close() {
-      file?.remove();
-    },
+    close,
   };
 }
 

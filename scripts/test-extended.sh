@@ -4,7 +4,8 @@
 # runs this. Builds or reuses the toolchain and SeaweedFS (scripts/seaweedfs.sh: once, several minutes), starts fresh
 # local clusters (the three of the default run and the optional nvcf-gpu-c and nvcf-gpu-d), the local S3 state store
 # (scripts/state-store.sh) and, where scripts/postgres.sh can provide it, PostgreSQL; runs sharedstate.test.ts once
-# per shared backend (NVCF_SHARED_BACKEND_URL) and environments.test.ts once (its own file backend); stops
+# per shared backend (NVCF_SHARED_BACKEND_URL), the cases of tests/e2e written with extendedTest, and
+# environments.test.ts once (its own file backend); stops
 # everything it started. Ends with one line "N passed, N failed".
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,6 +51,14 @@ if bash scripts/cluster.sh up "${CLUSTERS[@]}" >/dev/null; then
     NVCF_SHARED_BACKEND_URL="$url" npx jest --selectProjects extended --ci --runInBand --json \
       --outputFile="$results/$name.json" --runTestsByPath tests/extended/sharedstate.test.ts || status=1
   done
+  # The cases of the default suites kept for this target (tests/e2e/project.ts extendedTest): each needs what its
+  # suite sets up (the upgrade suite's 0.7.0 install; recovery's clean run, the reference every interrupted case
+  # converges to), so they run in their own suite's file, selected by name with that set-up.
+  log "extended cases of the end-to-end suites (API server lost during an install, rehearsal refusals)"
+  NVCF_E2E_EXTENDED=1 npx jest --selectProjects e2e --ci --runInBand --json --outputFile="$results/e2e-extended.json" \
+    --runTestsByPath tests/e2e/recovery.test.ts tests/e2e/upgrade.test.ts \
+    -t "a clean run: every enabled release deployed once|the API server lost during an install|a rehearsal of a change a cluster-side rule refuses|SIGINT during a rehearsal" ||
+    status=1
   log "extended tests of an environment's life (nvcf init, drift, up --refresh)"
   npx jest --selectProjects extended --ci --runInBand --json --outputFile="$results/environments.json" \
     --runTestsByPath tests/extended/environments.test.ts || status=1

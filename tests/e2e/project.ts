@@ -38,6 +38,13 @@ export function copyProject(work: string): void {
   fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"));
 }
 
+/**
+ * `test` for a case of the extended target (`bash scripts/test.sh extended`, docs/testing.md "Extended tests"),
+ * `test.skip` in the default run: a case whose time would take a cold CI run over its limit, kept in the suite
+ * whose install it shares. scripts/test-extended.sh sets `NVCF_E2E_EXTENDED=1` and selects these cases by name.
+ */
+export const extendedTest: typeof test = process.env["NVCF_E2E_EXTENDED"] === "1" ? test : test.skip;
+
 /** How one command of a suite runs. */
 export interface RunOptions {
   /** Return a non-zero exit instead of throwing. */

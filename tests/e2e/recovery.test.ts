@@ -27,7 +27,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { releaseSpec } from "../../catalog/releases";
 import { readHelmRelease } from "../../kube/helmRecords";
-import { LOCAL_API_DIR, copyProject } from "./project";
+import { LOCAL_API_DIR, copyProject, extendedTest } from "./project";
 
 const CACHE = process.env["NVCF_CACHE"] ?? path.join(os.homedir(), ".cache/nvcf-pulumi");
 const LOCAL = process.env["NVCF_LOCAL_DIR"] ?? CACHE;
@@ -479,47 +479,51 @@ function diagnosticBlock(out: string, header: string): string {
     .trimEnd();
 }
 
-test("the API server lost during an install, then back: pulumi up fails readably, the next pulumi up converges", async () => {
-  emptyStack();
-  const server = kubectl(
-    "config",
-    "view",
-    "-o",
-    `jsonpath={.clusters[?(@.name=="${CONTEXT}")].cluster.server}`,
-  );
-  const port = Number(new URL(server).port);
-  const { child, done } = startUp();
-  groups.push(child.pid as number);
-  // openbao-server's install has started (Helm wrote its pending-install record): the API server goes away
-  // (killed; a stand-in holds its port and resets every connection until it is started again).
-  await waitFor(
-    ["get", "secret", "-n", "vault-system", "-l", "owner=helm,name=openbao-server", "-o", "name"],
-    300,
-  );
-  const pidFile = path.join(LOCAL, "kwok/clusters/nvcf-dev/pids/kube-apiserver.pid");
-  process.kill(Number(fs.readFileSync(pidFile, "utf8").trim()), "SIGKILL");
-  const holder = await holdPort(port);
-  const first = await done;
-  await new Promise((resolve) => holder.close(resolve));
-  // Back: kwokctl starts the components that are not running (here the API server only: the local clusters
-  // run the controller manager and the scheduler without leader election, so they ride out the outage).
-  run("kwokctl", ["start", "cluster", "--name", "nvcf-dev", "--wait", "2m"]);
-  await waitFor(["get", "--raw", "/readyz"], 120); // serving again, as a user would check before re-running
-  expect(first.code).not.toBe(0);
-  // Helm's own words, in openbao-server's own block (its client retries for about 30 s before giving up). Which
-  // words depends on where each request was when the API server died: a request in flight reads a reset or an
-  // EOF (the kernel closed the killed server's socket), a dial in the moment before the stand-in holds the port
-  // is refused, a dial after it is reset.
-  const block = diagnosticBlock(first.out, "kubernetes:helm.sh/v3:Release (nvcf-openbao-server)");
-  expect(block).toMatch(/^ {4}error: /);
-  expect(block).toMatch(
-    /connection reset by peer|connection refused|\bEOF\b|broken pipe|client connection lost/,
-  );
-  const { releases, interrupted } = await afterInterruption();
-  expect(releases["vault-system/openbao-server"]).toMatch(/^pending-install /);
-  const next = up();
-  expect(output(next)).toMatch(
-    /warning: Helm release vault-system\/openbao-server was left pending-install by an interrupted install that never finished; its records are removed/,
-  );
-  expectConverged(interrupted);
-}, 900_000);
+extendedTest(
+  "the API server lost during an install, then back: pulumi up fails readably, the next pulumi up converges",
+  async () => {
+    emptyStack();
+    const server = kubectl(
+      "config",
+      "view",
+      "-o",
+      `jsonpath={.clusters[?(@.name=="${CONTEXT}")].cluster.server}`,
+    );
+    const port = Number(new URL(server).port);
+    const { child, done } = startUp();
+    groups.push(child.pid as number);
+    // openbao-server's install has started (Helm wrote its pending-install record): the API server goes away
+    // (killed; a stand-in holds its port and resets every connection until it is started again).
+    await waitFor(
+      ["get", "secret", "-n", "vault-system", "-l", "owner=helm,name=openbao-server", "-o", "name"],
+      300,
+    );
+    const pidFile = path.join(LOCAL, "kwok/clusters/nvcf-dev/pids/kube-apiserver.pid");
+    process.kill(Number(fs.readFileSync(pidFile, "utf8").trim()), "SIGKILL");
+    const holder = await holdPort(port);
+    const first = await done;
+    await new Promise((resolve) => holder.close(resolve));
+    // Back: kwokctl starts the components that are not running (here the API server only: the local clusters
+    // run the controller manager and the scheduler without leader election, so they ride out the outage).
+    run("kwokctl", ["start", "cluster", "--name", "nvcf-dev", "--wait", "2m"]);
+    await waitFor(["get", "--raw", "/readyz"], 120); // serving again, as a user would check before re-running
+    expect(first.code).not.toBe(0);
+    // Helm's own words, in openbao-server's own block (its client retries for about 30 s before giving up). Which
+    // words depends on where each request was when the API server died: a request in flight reads a reset or an
+    // EOF (the kernel closed the killed server's socket), a dial in the moment before the stand-in holds the port
+    // is refused, a dial after it is reset.
+    const block = diagnosticBlock(first.out, "kubernetes:helm.sh/v3:Release (nvcf-openbao-server)");
+    expect(block).toMatch(/^ {4}error: /);
+    expect(block).toMatch(
+      /connection reset by peer|connection refused|\bEOF\b|broken pipe|client connection lost/,
+    );
+    const { releases, interrupted } = await afterInterruption();
+    expect(releases["vault-system/openbao-server"]).toMatch(/^pending-install /);
+    const next = up();
+    expect(output(next)).toMatch(
+      /warning: Helm release vault-system\/openbao-server was left pending-install by an interrupted install that never finished; its records are removed/,
+    );
+    expectConverged(interrupted);
+  },
+  900_000,
+);

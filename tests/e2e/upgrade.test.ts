@@ -32,7 +32,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXIT } from "../../cli/types";
 import { readHelmRelease } from "../../kube/helmRecords";
-import { type E2eProject, e2eProject, resetLocalClusters } from "./project";
+import { type E2eProject, e2eProject, extendedTest, resetLocalClusters } from "./project";
 
 /** The dev stacks' registry key in plain text (the ciphertext in Pulumi.dev.yaml, dev passphrase). */
 const REGISTRY_KEY = "local-registry-key-for-stand-in-registry";
@@ -123,13 +123,18 @@ function writeMarkerTable(dir: string): void {
   );
 }
 
-/** kubectl on the dev cluster's cassandra-system namespace, never failing: exit code and both streams. */
-function devCassandra(p: E2eProject, args: string[], input = "") {
-  return spawnSync("kubectl", ["--context", "kwok-nvcf-dev", "-n", "cassandra-system", ...args], {
+/** kubectl on one namespace of the dev cluster, never failing: exit code and both streams. */
+function devKubectl(p: E2eProject, namespace: string, args: string[], input = "") {
+  return spawnSync("kubectl", ["--context", "kwok-nvcf-dev", "-n", namespace, ...args], {
     env: p.env,
     encoding: "utf8",
     input,
   });
+}
+
+/** `devKubectl` on the cassandra-system namespace. */
+function devCassandra(p: E2eProject, args: string[], input = "") {
+  return devKubectl(p, "cassandra-system", args, input);
 }
 
 /** Rows of nvcf_api.upgrade_marker as cassandra-0's cqlsh counts them (the login from a private credentials file). */
@@ -456,87 +461,100 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     expect(spawnSync("pgrep", ["-f", tmp], { encoding: "utf8" }).stdout).toBe("");
   }, 900_000);
 
-  test("a rehearsal of a change a cluster-side rule refuses reports the refusal and exits non-zero", () => {
-    // An admission policy of the live cluster, copied into the replica: no StatefulSet of cassandra-system may change.
-    const policy = {
-      apiVersion: "admissionregistration.k8s.io/v1",
-      kind: "ValidatingAdmissionPolicy",
-      metadata: { name: "e2e-frozen-cassandra" },
-      spec: {
-        failurePolicy: "Fail",
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ["apps"],
-              apiVersions: ["v1"],
-              operations: ["UPDATE", "DELETE"],
-              resources: ["statefulsets"],
-            },
+  extendedTest(
+    "a rehearsal of a change a cluster-side rule refuses reports the refusal and exits non-zero",
+    () => {
+      // An admission policy of the live cluster, copied into the replica: no StatefulSet of cassandra-system may change.
+      const policy = {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicy",
+        metadata: { name: "e2e-frozen-cassandra" },
+        spec: {
+          failurePolicy: "Fail",
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: ["apps"],
+                apiVersions: ["v1"],
+                operations: ["UPDATE", "DELETE"],
+                resources: ["statefulsets"],
+              },
+            ],
+          },
+          validations: [
+            { expression: "false", message: "cassandra-system is frozen by e2e-frozen-cassandra" },
           ],
         },
-        validations: [{ expression: "false", message: "cassandra-system is frozen by e2e-frozen-cassandra" }],
-      },
-    };
-    const binding = {
-      apiVersion: "admissionregistration.k8s.io/v1",
-      kind: "ValidatingAdmissionPolicyBinding",
-      metadata: { name: "e2e-frozen-cassandra" },
-      spec: {
-        policyName: "e2e-frozen-cassandra",
-        validationActions: ["Deny"],
-        matchResources: {
-          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "cassandra-system" } },
+      };
+      const binding = {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicyBinding",
+        metadata: { name: "e2e-frozen-cassandra" },
+        spec: {
+          policyName: "e2e-frozen-cassandra",
+          validationActions: ["Deny"],
+          matchResources: {
+            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "cassandra-system" } },
+          },
         },
-      },
-    };
-    const file = path.join(p.work, "frozen.json");
-    fs.writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items: [policy, binding] }));
-    p.kubectl("dev", "apply", "-f", file);
-    try {
-      const r = nvcf(p, "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS);
-      const out = `${r.out}${r.err}`;
-      transcript.push(
-        `$ nvcf rehearse --env dev --to 0.8.0 ${TARGET_SETS.join(" ")}   # admission policy\n${out}`,
-      );
-      expect(r.code).not.toBe(0);
-      expect(out).toMatch(/cassandra-system is frozen by e2e-frozen-cassandra/);
-      expect(r.err).toMatch(
-        /^rehearsal failed in \d+ s \(the rehearsed nvcf upgrade --to 0\.8\.0 exited \d+\): the real run would stop the same way/m,
-      );
-      for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
-    } finally {
-      p.kubectl("dev", "delete", "-f", file);
-    }
-  }, 900_000);
+      };
+      const file = path.join(p.work, "frozen.json");
+      fs.writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items: [policy, binding] }));
+      p.kubectl("dev", "apply", "-f", file);
+      try {
+        const r = nvcf(p, "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS);
+        const out = `${r.out}${r.err}`;
+        transcript.push(
+          `$ nvcf rehearse --env dev --to 0.8.0 ${TARGET_SETS.join(" ")}   # admission policy\n${out}`,
+        );
+        expect(r.code).not.toBe(0);
+        expect(out).toMatch(/cassandra-system is frozen by e2e-frozen-cassandra/);
+        expect(r.err).toMatch(
+          /^rehearsal failed in \d+ s \(the rehearsed nvcf upgrade --to 0\.8\.0 exited \d+\): the real run would stop the same way/m,
+        );
+        for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+      } finally {
+        p.kubectl("dev", "delete", "-f", file);
+      }
+    },
+    900_000,
+  );
 
-  test("SIGINT during a rehearsal leaves no replica process and no file", async () => {
-    const tmp = fs.mkdtempSync(path.join(p.work, "tmp-"));
-    // The nvcf command's own node process (no npx in between), so SIGINT reaches it as Ctrl-C would.
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [path.join(p.work, "cli", "nvcf.js"), "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS],
-      { cwd: p.work, env: { ...p.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    child.stdout?.on("data", (b) => (out += b));
-    child.stderr?.on("data", (b) => (out += b));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    // Interrupted while the rehearsed upgrade runs on the replicas (every replica made and seeded).
-    const deadline = Date.now() + 300_000;
-    while (!/^rehearsal: nvcf upgrade --to 0\.8\.0 against the replicas$/m.test(out) && Date.now() < deadline)
-      await sleep(250);
-    await sleep(3000);
-    const during = spawnSync("pgrep", ["-f", tmp], { encoding: "utf8" }).stdout;
-    child.kill("SIGINT");
-    const code = await exited;
-    expect(during).not.toBe(""); // the replicas ran under the rehearsal's directory
-    expect(out).toMatch(/^rehearsal interrupted \(SIGINT\): deleting the replicas and /m);
-    expect(code).not.toBe(0);
-    await sleep(1000);
-    expect(spawnSync("pgrep", ["-af", tmp], { encoding: "utf8" }).stdout).toBe("");
-    expect(leftIn(tmp)).toEqual([]);
-    for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
-  }, 600_000);
+  extendedTest(
+    "SIGINT during a rehearsal leaves no replica process and no file",
+    async () => {
+      const tmp = fs.mkdtempSync(path.join(p.work, "tmp-"));
+      // The nvcf command's own node process (no npx in between), so SIGINT reaches it as Ctrl-C would.
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [path.join(p.work, "cli", "nvcf.js"), "rehearse", "--env", "dev", "--to", "0.8.0", ...TARGET_SETS],
+        { cwd: p.work, env: { ...p.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      child.stdout?.on("data", (b) => (out += b));
+      child.stderr?.on("data", (b) => (out += b));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // Interrupted while the rehearsed upgrade runs on the replicas (every replica made and seeded).
+      const deadline = Date.now() + 300_000;
+      while (
+        !/^rehearsal: nvcf upgrade --to 0\.8\.0 against the replicas$/m.test(out) &&
+        Date.now() < deadline
+      )
+        await sleep(250);
+      await sleep(3000);
+      const during = spawnSync("pgrep", ["-f", tmp], { encoding: "utf8" }).stdout;
+      child.kill("SIGINT");
+      const code = await exited;
+      expect(during).not.toBe(""); // the replicas ran under the rehearsal's directory
+      expect(out).toMatch(/^rehearsal interrupted \(SIGINT\): deleting the replicas and /m);
+      expect(code).not.toBe(0);
+      await sleep(1000);
+      expect(spawnSync("pgrep", ["-af", tmp], { encoding: "utf8" }).stdout).toBe("");
+      expect(leftIn(tmp)).toEqual([]);
+      for (const c of CLUSTERS) expect([c, releases(p, c)]).toEqual([c, before[c]]);
+    },
+    600_000,
+  );
 
   test("the pull request's view of the stack files at 0.8.0: nvcf preview and the pull-request step pass with every stack's plan", () => {
     // The state a pull request that moves all three stack files meets: the files name 0.8.0 (and the settings that
@@ -668,22 +686,11 @@ describe("0.7.0 → 0.8.0 with nvcf upgrade, interrupted in the Cassandra phase"
     const revision = JSON.parse(helm("status", "cassandra", "-n", "cassandra-system", "-o", "json")).version;
     helm("rollback", "cassandra", String(revision), "-n", "cassandra-system", "--wait", "--timeout", "5m");
     for (const ns of ["api-keys", "ess", "nvcf", "sis"]) {
-      const list = spawnSync(
-        "kubectl",
-        ["--context", "kwok-nvcf-dev", "-n", ns, "get", "deployments", "-o", "json"],
-        {
-          env: p.env,
-          encoding: "utf8",
-        },
-      );
+      const list = devKubectl(p, ns, ["get", "deployments", "-o", "json"]);
       for (const d of JSON.parse(list.stdout).items) {
         const n = d.metadata.annotations?.["nvcf.nvidia.com/replicas-before-upgrade"];
         if (n === undefined) continue;
-        const r = spawnSync(
-          "kubectl",
-          ["--context", "kwok-nvcf-dev", "-n", ns, "scale", "deployment", d.metadata.name, `--replicas=${n}`],
-          { env: p.env, encoding: "utf8" },
-        );
+        const r = devKubectl(p, ns, ["scale", "deployment", d.metadata.name, `--replicas=${n}`]);
         expect([d.metadata.name, r.status]).toEqual([d.metadata.name, 0]);
       }
     }
