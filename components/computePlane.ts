@@ -24,6 +24,7 @@ import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { RESTART_OPERATOR, identityEnvironment } from "./operatorRestart";
 import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
+import { restartCommand } from "./restarts";
 
 /**
  * The namespace a compute-plane release goes into: its catalog namespace (the observability releases: the
@@ -229,6 +230,23 @@ export class ComputePlane extends pulumi.ComponentResource {
         },
         { parent: this, dependsOn: deps, protect: protect && r.stateful === true },
       );
+      const generation = cfg.restarts[r.name];
+      if (generation !== undefined)
+        restartCommand(
+          name,
+          {
+            release: r.name,
+            namespace: ns,
+            generation,
+            access: {
+              kubectl: cfg.kubectlPath,
+              ...(cfg.kubernetes.context !== undefined ? { context: cfg.kubernetes.context } : {}),
+              ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}),
+              waitSeconds: cfg.charts.timeoutSeconds,
+            },
+          },
+          { parent: this, dependsOn: [this.releases[r.name]] },
+        );
     }
 
     this.inputDigests = deployedDigests(this.releases);

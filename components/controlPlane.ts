@@ -35,6 +35,7 @@ import { ClusterRegistration } from "./registration";
 import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
 import { TeardownGuard } from "./teardownGuard";
 import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "../upgrade/plan";
+import { restartCommand } from "./restarts";
 import { CASSANDRA_SUPERUSER, type StepAccess, UpgradeSteps } from "./upgradeSteps";
 import { deepMerge } from "../values/merge";
 
@@ -325,6 +326,23 @@ export class ControlPlane extends pulumi.ComponentResource {
         { parent: this, dependsOn, protect: protect && r.stateful === true },
       );
       steps?.after(r.name, this.releases[r.name]);
+      const generation = cfg.restarts[r.name];
+      if (generation !== undefined) {
+        if (!args.upgrade)
+          throw new Error(`nvcf:restarts.${r.name} needs the control plane's cluster access`);
+        restartCommand(
+          name,
+          {
+            release: r.name,
+            namespace: ns,
+            generation,
+            access: args.upgrade.access,
+            ...(r.name === "openbao-server" ? { openbaoStatefulSet: "openbao-server" } : {}),
+          },
+          // After the release and the steps that roll the same pods (OpenBao's rollout after an upgrade).
+          { parent: this, dependsOn: [this.releases[r.name], ...(steps?.done ?? [])] },
+        );
+      }
     }
     this.upgradeSteps = steps?.done ?? [];
     this.inputDigests = deployedDigests({

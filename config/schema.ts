@@ -552,6 +552,12 @@ export const controlPlaneSchema = z.strictObject({
   stateMetrics: z.strictObject({ enabled: bool.default(true) }).prefault({}),
   /** Protect Cassandra, OpenBao and NATS releases from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
+  /**
+   * Restart generations by Helm release name (components/restarts.ts, docs/operations.md "Restart generations"):
+   * a new number rolls every pod of that release once, OpenBao's server standbys first; the same number again
+   * restarts nothing. Each key must be a release the stack installs. Default: none.
+   */
+  restarts: z.record(z.string(), z.number().int().min(1)).default({}),
   /** Bundle upgrades (upgrade/plan.ts, docs/upgrading.md). */
   upgrade: z
     .strictObject({
@@ -705,6 +711,12 @@ export const computePlaneSchema = z.strictObject({
   kubectlPath: str.min(1).default("kubectl"),
   /** Protect the cluster's VictoriaMetrics release (its metrics) from deletion. Default: on, except for stacks named `dev*`. */
   protectStatefulData: bool.optional(),
+  /**
+   * Restart generations by Helm release name (components/restarts.ts, docs/operations.md "Restart generations"):
+   * a new number rolls every pod of that release once, OpenBao's server standbys first; the same number again
+   * restarts nothing. Each key must be a release the stack installs. Default: none.
+   */
+  restarts: z.record(z.string(), z.number().int().min(1)).default({}),
   releaseValues,
   releaseValuesUnchecked,
   allowInstalledChanges,

@@ -11,7 +11,8 @@
  * - `addons.ts`: add-ons the bundle does not ship, and the LLM add-on;
  * - `observability.ts`: the observability stack's modes and the services that read metrics;
  * - `gpuClusters.ts`: the GPU clusters the control plane registers;
- * - `compute.ts`: a GPU cluster's add-ons, NVCA operator and inotify limits.
+ * - `compute.ts`: a GPU cluster's add-ons, NVCA operator and inotify limits;
+ * - `restarts.ts`: the restart generations (`nvcf:restarts`), both planes.
  *
  * Sources overall: docs/upstream-facts.md §1.5 (observability), §1.9 (template validations), §2.3/§2.6
  * (compute plane) and the control/compute rows of §4 that can be checked from config.
@@ -29,12 +30,13 @@ import { gpuClusterRules } from "./gpuClusters";
 import { computeObservabilityRules, observabilityRules } from "./observability";
 import { registryKeyRules, registryRules } from "./registry";
 import { releaseValuesRules } from "./releaseValues";
+import { restartRules } from "./restarts";
 
 /**
  * Rules of the control-plane stack (docs/upstream-facts.md §1.5, §1.9, §4). Input: the validated config and
  * the rule context (the stack name). Output: every problem found, by area in this order: chart sources,
  * releaseValues, registry, Cassandra, accounts, gateway, add-ons in the bundle, observability, the LLM add-on,
- * GPU clusters. Throws nothing.
+ * GPU clusters, restart generations. Throws nothing.
  */
 export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Problem[] {
   return [
@@ -48,6 +50,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
     ...observabilityRules(cfg),
     ...llmRules(cfg),
     ...gpuClusterRules(cfg),
+    ...restartRules(cfg),
   ];
 }
 
@@ -55,7 +58,8 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
  * Rules of a compute-plane stack (docs/upstream-facts.md §2.3, §2.6, §4 rows 9-12, 37). Input: the validated
  * config and the rule context. Output: every problem found, in this order: chart sources, releaseValues,
  * observability, the registry key's format (no key here is fine: the pull secret then uses the control plane's
- * key, a contract output), then the cluster's add-ons, NVCA operator and inotify limits. Throws nothing.
+ * key, a contract output), then the cluster's add-ons, NVCA operator and inotify limits, then the restart
+ * generations. Throws nothing.
  */
 export function computePlaneRules(cfg: ComputePlaneConfig, ctx: RuleContext): Problem[] {
   return [
@@ -64,5 +68,6 @@ export function computePlaneRules(cfg: ComputePlaneConfig, ctx: RuleContext): Pr
     ...computeObservabilityRules(cfg),
     ...registryKeyRules(cfg.registryKey, "registryKey"),
     ...computeClusterRules(cfg),
+    ...restartRules(cfg),
   ];
 }

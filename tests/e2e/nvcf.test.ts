@@ -394,6 +394,92 @@ describe("up, preview, status, destroy", () => {
     expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
   }, 900_000);
 
+  test("restart generations roll only their releases' pods: api and OpenBao (standbys first) on dev, the operator on gpu-a", () => {
+    /** Pod name → UID of every pod of a cluster, by namespace/name. */
+    const pods = (context: string) =>
+      Object.fromEntries(
+        lines(
+          run("kubectl", [
+            "--context",
+            context,
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            'go-template={{range .items}}{{.metadata.namespace}}/{{.metadata.name}} {{.metadata.uid}}{{"\\n"}}{{end}}',
+          ]).stdout,
+        ).map((l) => l.split(" ") as [string, string]),
+      );
+    const before = {
+      dev: pods("kwok-nvcf-dev"),
+      gpuA: pods("kwok-nvcf-gpu-a"),
+      gpuB: pods("kwok-nvcf-gpu-b"),
+    };
+    const set = (stack: string, release: string) =>
+      run("pulumi", [
+        "config",
+        "set",
+        "--path",
+        `nvcf:restarts.${release}`,
+        "1",
+        "-s",
+        stack,
+        "--non-interactive",
+      ]);
+    set("dev", "api");
+    set("dev", "openbao-server");
+    set("dev-gpu-a", "nvca-operator");
+    const r = nvcf("up", "--env", "dev", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
+    const after = {
+      dev: pods("kwok-nvcf-dev"),
+      gpuA: pods("kwok-nvcf-gpu-a"),
+      gpuB: pods("kwok-nvcf-gpu-b"),
+    };
+    /** The pods of `b` (before) that `match` selects and that are gone or have another UID in `a` (after). */
+    const replaced = (
+      b: Record<string, string>,
+      a: Record<string, string>,
+      match: (pod: string) => boolean,
+    ) =>
+      Object.keys(b)
+        .filter(match)
+        .filter((k) => a[k] !== b[k])
+        .sort();
+    const api = (k: string) => /^nvcf\/nvcf-api-/.test(k); // Deployment nvcf-api (NVIDIA control-plane-operations.md)
+    const bao = (k: string) => /^vault-system\/openbao-server-\d+$/.test(k);
+    // The release's other workload: the agent injector's Deployment, restarted with it.
+    const baoRelease = (k: string) => /^vault-system\/openbao-server-/.test(k);
+    const operator = (k: string) => /^nvca-operator\/nvca-operator-/.test(k);
+    expect(replaced(before.dev, after.dev, api).length).toBeGreaterThan(0);
+    expect(replaced(before.dev, after.dev, bao)).toEqual(Object.keys(before.dev).filter(bao).sort());
+    expect(replaced(before.gpuA, after.gpuA, operator).length).toBeGreaterThan(0);
+    // Every other pod kept (hook Jobs' pods aside: none runs in an update that changes no release).
+    expect(
+      replaced(before.dev, after.dev, (k) => /^vault-system\/openbao-server-agent-injector-/.test(k)).length,
+    ).toBeGreaterThan(0);
+    expect(replaced(before.dev, after.dev, (k) => !api(k) && !baoRelease(k))).toEqual([]);
+    expect(replaced(before.gpuA, after.gpuA, (k) => !operator(k))).toEqual([]);
+    expect(replaced(before.gpuB, after.gpuB, () => true)).toEqual([]);
+    // OpenBao's pods in the restart's own output: the standbys first, the active pod last, each back before the next.
+    const state = JSON.parse(run("pulumi", ["stack", "export", "-s", "dev", "--non-interactive"]).stdout) as {
+      deployment: { resources: { urn: string; outputs?: { stdout?: string } }[] };
+    };
+    const restart = state.deployment.resources.find((x) => x.urn.endsWith("::nvcf-restart-openbao-server"));
+    const rotations = lines(restart?.outputs?.stdout ?? "").filter((l) => / rotating pod /.test(l));
+    expect(rotations.map((l) => /\((standby|active)\)/.exec(l)?.[1])).toEqual(
+      Object.keys(before.dev)
+        .filter(bao)
+        .map((_, i, all) => (i < all.length - 1 ? "standby" : "active")),
+    );
+    // The same generation again changes nothing.
+    const again = nvcf("preview", "--env", "dev", "--expect-no-changes");
+    expect([again.code, lines(again.out)]).toEqual([
+      EXIT.ok,
+      ["dev: no changes", "dev-gpu-a: no changes", "dev-gpu-b: no changes", "no changes in 3 stacks"],
+    ]);
+  }, 900_000);
+
   test("nvcf up --stack verifies the control plane and the stacks it brought up, not a GPU cluster left out", () => {
     run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", "dev-gpu-b", "--non-interactive"]);
     expect(resources("dev-gpu-b")).toEqual([]);

@@ -11,8 +11,11 @@
  *
  * What the fake controllers do: deleting a pod owned by a StatefulSet recreates it at the set's update revision
  * (OpenBao's service registration labels come back after `comeBackAfter` reads of it, sealed or not as the state
- * says); scaling a Deployment sets its replicas and its status at once; deleting a StatefulSet with
- * `--cascade=orphan` keeps its pods and strips their owner.
+ * says; a pod read by name or in a list counts as read); scaling a Deployment sets its replicas and its status at
+ * once; deleting a StatefulSet with `--cascade=orphan` keeps its pods and strips their owner; a merge patch of a
+ * pod template raises the object's generation, which its controller observes at once (a StatefulSet then names a
+ * new update revision, `r<generation>`), and `rollout status` succeeds at once. `get` takes several kinds at once
+ * (`deployments,statefulsets,daemonsets`) and returns them kind by kind.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -48,7 +51,8 @@ for (let i = 0; i < a.length; i++) {
 }
 if (st.unreachable) { process.stderr.write("The connection to the server was refused\n"); process.exit(1); }
 const KIND = { statefulset: "StatefulSet", statefulsets: "StatefulSet", pod: "Pod", pods: "Pod", deployment: "Deployment",
-  deployments: "Deployment", configmap: "ConfigMap", persistentvolumeclaim: "PersistentVolumeClaim" };
+  deployments: "Deployment", daemonset: "DaemonSet", daemonsets: "DaemonSet", configmap: "ConfigMap",
+  persistentvolumeclaim: "PersistentVolumeClaim" };
 const ref = (kindName, name) => { let [k, n] = kindName.includes("/") ? kindName.split("/") : [kindName, name]; return { kind: KIND[k], name: n }; };
 const key = (kind, name, n = ns) => n + "/" + kind + "/" + name;
 const obj = (kind, name) => st.objects[key(kind, name)];
@@ -70,6 +74,12 @@ const render = (objs, isList) => {
   return objs.length === 0 ? "" : real({ apiVersion: "v1", kind: "List", items: objs }, m[1]);
 };
 const readsOf = (o) => (o.__reads = (o.__reads || 0) + 1);
+/** A recreated pod reports its labels and readiness after a few reads (OpenBao's as its service registration would). */
+const settle = (o) => {
+  if (!o.__pending) return false;
+  if (readsOf(o) >= o.__pending.after) { Object.assign(o.metadata.labels, o.__pending.labels); if (o.__pending.ready) o.status.conditions = [{ type: "Ready", status: "True" }]; delete o.__pending; }
+  return true;
+};
 /** An object as the API server would return it (the fake's own bookkeeping left out). */
 const bare = (o) => { const c = JSON.parse(JSON.stringify(o)); delete c.__reads; delete c.__pending; return c; };
 const [verb, what, name2] = rest;
@@ -78,13 +88,12 @@ if (verb === "get") {
   if (r.name) {
     const o = obj(r.kind, r.name);
     if (!o) { if (ignore) process.exit(0); process.stderr.write("Error from server (NotFound)\n"); process.exit(1); }
+    if (settle(o)) save();
     process.stdout.write(render([bare(o)], false));
   } else {
-    const items = list(r.kind);
-    for (const o of items) {
-      // A recreated OpenBao pod reports its labels after a few reads, as its service registration would.
-      if (o.__pending && readsOf(o) >= o.__pending.after) { Object.assign(o.metadata.labels, o.__pending.labels); if (o.__pending.ready) o.status.conditions = [{ type: "Ready", status: "True" }]; delete o.__pending; }
-    }
+    // Several kinds at once ("deployments,statefulsets"): one List, kind by kind, as kubectl returns it.
+    const items = what.split(",").flatMap((w) => list(KIND[w]));
+    for (const o of items) settle(o);
     save();
     process.stdout.write(render(items.map(bare), true));
   }
@@ -100,10 +109,22 @@ if (verb === "get") {
   }
   save();
 } else if (verb === "patch") {
-  const o = obj(KIND[what], name2);
+  const r = ref(what, name2);
+  const o = obj(r.kind, r.name);
   const p = JSON.parse(patch);
-  o.data = Object.assign(o.data || {}, p.data);
+  // A JSON merge patch (RFC 7386), the only kind the scripts send.
+  const merge = (t, q) => { for (const [k, v] of Object.entries(q)) { if (v === null) delete t[k]; else if (typeof v === "object" && !Array.isArray(v)) t[k] = merge(t[k] && typeof t[k] === "object" ? t[k] : {}, v); else t[k] = v; } return t; };
+  merge(o, p);
+  // A changed pod template: the controller sees it at once and, for a StatefulSet, names a new update revision;
+  // "rollout status" of any workload succeeds at once; an OnDelete set's pods wait for their deletion.
+  if (p.spec && p.spec.template) {
+    o.metadata.generation = (o.metadata.generation || 1) + 1;
+    o.status = Object.assign(o.status || {}, { observedGeneration: o.metadata.generation });
+    if (r.kind === "StatefulSet") o.status.updateRevision = "r" + o.metadata.generation;
+  }
   save();
+} else if (verb === "rollout" && what === "status") {
+  process.stdout.write(name2 + " successfully rolled out\n");
 } else if (verb === "scale") {
   const o = obj("Deployment", name2);
   o.spec.replicas = replicas;
