@@ -12,6 +12,12 @@
  * `deploy/stacks/self-managed/v0.7.0` tag, 0.6.1 the docs v0.6.1 artifact manifest.
  */
 
+/**
+ * The Pulumi type token of @pulumi/kubernetes' Helm release resource, which every release of this catalog is
+ * deployed as (components/release.ts `NvcfRelease` wraps one): the CLI and the policy pack find releases by it.
+ */
+export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
+
 /** NVCF bundle versions this program can install (docs/upstream-facts.md §5.2). */
 export const BUNDLE_VERSIONS = ["0.6.1", "0.7.0", "0.8.0"] as const;
 export type BundleVersion = (typeof BUNDLE_VERSIONS)[number];

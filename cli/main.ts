@@ -345,7 +345,7 @@ export function buildProgram(
     )
     .option("--output <file>", "write to this file instead of stdout")
     .action(async (o) => {
-      const { graph } = await import("./verbs/checks");
+      const { graph } = await import("./verbs/graph");
       setCode(await graph(env(o), o));
     });
 

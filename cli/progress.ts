@@ -7,9 +7,7 @@
  *   one per release in progress).
  */
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
-
-/** The Helm release resource type of @pulumi/kubernetes (every NvcfRelease wraps one). */
-export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
+import { RELEASE_TYPE } from "../catalog/releases";
 
 /** The steps that change nothing (not shown, not counted as work). */
 const NO_OP = new Set(["same", "read", "refresh", "discard", "discard-replaced", "remove-pending-replace"]);

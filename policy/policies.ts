@@ -15,15 +15,25 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { COMPUTE_PLANE_RELEASES, CONTROL_PLANE_RELEASES, type ReleaseSpec } from "../catalog/releases";
+import {
+  COMPUTE_PLANE_RELEASES,
+  CONTROL_PLANE_RELEASES,
+  RELEASE_TYPE,
+  type ReleaseSpec,
+} from "../catalog/releases";
 import type { ControlPlaneConfig } from "../config/schema";
 import { UPSTREAM } from "../values/images";
 import { httpRouteHostnames } from "../config/routes";
 import { type ImageRef, imageRefs, isUnknown, leaves, plain, rawProps } from "./inputs";
-import { type StackSettings, isDev, resolveSettings, settingsFor, stackConfig, stackOfUrn } from "./settings";
+import {
+  type StackSettings,
+  isDev,
+  resolveSettings,
+  settingsFor,
+  analyzerConfig,
+  stackOfUrn,
+} from "./settings";
 
-/** The resource type every NVCF release is (`kubernetes.helm.v3.Release`). */
-export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
 const SECRET_TYPE = "kubernetes:core/v1:Secret";
 const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
 
@@ -32,7 +42,7 @@ const obj = (v: unknown): Obj => (v !== null && typeof v === "object" && !Array.
 const known = (v: unknown): v is string => typeof v === "string" && !isUnknown(v);
 
 /** A Helm release's inputs as the policies read them (secrets kept recognisable, see policy/inputs.ts). */
-interface ReleaseInputs {
+interface ReleaseProps {
   /** Pulumi resource name, e.g. `nvcf-cassandra`. */
   resource: string;
   urn: string;
@@ -45,7 +55,7 @@ interface ReleaseInputs {
   values: unknown;
 }
 
-function releaseInputs(props: Obj, urn: string, resource: string): ReleaseInputs {
+function releaseInputs(props: Obj, urn: string, resource: string): ReleaseProps {
   const raw = rawProps(props);
   const s = (k: string) => (known(plain(raw[k])) ? (plain(raw[k]) as string) : undefined);
   return {
@@ -69,7 +79,7 @@ export function catalogEntry(
   return list.find((r) => r.name === name);
 }
 
-const who = (r: ReleaseInputs) => `Release ${r.resource}${r.name ? ` (Helm release "${r.name}")` : ""}`;
+const who = (r: ReleaseProps) => `Release ${r.resource}${r.name ? ` (Helm release "${r.name}")` : ""}`;
 
 /** A credential-shaped value for a message: never the value itself. */
 const redacted = (v: string) => `<redacted, ${v.length} characters>`;
@@ -82,7 +92,7 @@ const EXACT_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 const resourcePolicy = (
   p: Omit<ResourceValidationPolicy, "validateResource"> & {
-    validate: (r: ReleaseInputs, args: ResourceValidationArgs, report: ReportViolation) => void;
+    validate: (r: ReleaseProps, args: ResourceValidationArgs, report: ReportViolation) => void;
   },
 ): ResourceValidationPolicy => ({
   name: p.name,
@@ -173,7 +183,7 @@ export const statefulReleaseProtected = resourcePolicy({
   },
   validate: (r, args, report) => {
     const stack = stackOfUrn(args.urn);
-    const s = resolveSettings(stack, stackConfig(), policyConfig(args));
+    const s = resolveSettings(stack, analyzerConfig(), policyConfig(args));
     const spec = catalogEntry(r.name, s.plane);
     const pattern = policyConfig(args)["devStackPattern"];
     if (!spec?.stateful || isDev(stack, typeof pattern === "string" ? pattern : undefined)) return;
@@ -326,7 +336,7 @@ function stackSettings(args: StackValidationArgs): StackSettings {
   return settingsFor(urn, policyConfig(args));
 }
 
-const releasesOf = (args: StackValidationArgs): ReleaseInputs[] =>
+const releasesOf = (args: StackValidationArgs): ReleaseProps[] =>
   args.resources.filter((x) => x.type === RELEASE_TYPE).map((x) => releaseInputs(x.props, x.urn, x.name));
 
 /** The control plane's image mirror as a compute plane reads it (its StackReference's outputs). */

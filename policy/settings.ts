@@ -55,7 +55,7 @@ export function isDev(stack: string, pattern?: string): boolean {
 }
 
 /** The stack's config as the analyzer received it: `nvcf:` keys without the prefix, raw strings. */
-export function stackConfig(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function analyzerConfig(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const text = env["PULUMI_CONFIG"];
   if (!text) return {};
   let all: Record<string, unknown>;
@@ -77,7 +77,7 @@ const obj = (v: unknown): Obj => (v !== null && typeof v === "object" && !Array.
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /**
- * The stack settings from the raw stack config (see `stackConfig`) and the policy's own config, which wins.
+ * The stack settings from the raw stack config (see `analyzerConfig`) and the policy's own config, which wins.
  * Input: stack name, raw `nvcf:` config, policy config (any of `bundleVersion`, `versionOverrides`,
  * `imageRegistry`, `imageRepository`, `thirdParty`, `pullSecretName`). The config is read through the program's
  * schema, so defaults are the program's; a config the schema refuses (the program refuses it too) is read key
@@ -140,5 +140,5 @@ export function resolveSettings(stack: string, raw: Record<string, string>, poli
 
 /** The settings of the stack a resource belongs to (URN), from the analyzer's environment and the policy config. */
 export function settingsFor(urn: string, policy: Obj = {}): StackSettings {
-  return resolveSettings(stackOfUrn(urn), stackConfig(), policy);
+  return resolveSettings(stackOfUrn(urn), analyzerConfig(), policy);
 }

@@ -132,7 +132,7 @@ function common(cfg: ControlPlaneConfig) {
   };
 }
 
-type Builder<S> = (cfg: ControlPlaneConfig, secrets: ControlSecrets<S>) => Values;
+type ControlBuilder<S> = (cfg: ControlPlaneConfig, secrets: ControlSecrets<S>) => Values;
 
 const D = (cfg: ControlPlaneConfig) => cfg.domain;
 const PDB_UNAVAILABLE_1 = { enabled: false, maxUnavailable: 1 };
@@ -226,7 +226,7 @@ function uiHealthComponents(cfg: ControlPlaneConfig): Values[] {
  * One builder per release, by family. The map key is the release name of `catalog/releases.ts`; every
  * control-plane release of the catalog has exactly one.
  */
-function builders<S>(): Record<string, Builder<S>> {
+function builders<S>(): Record<string, ControlBuilder<S>> {
   return {
     // NVIDIA's observability stack, as every cluster gets it (values/observability.ts).
     ...Object.fromEntries(
@@ -247,7 +247,7 @@ function builders<S>(): Record<string, Builder<S>> {
  * The dependencies (NVIDIA's `deploy/stacks/self-managed/helmfile.d/01-dependencies.yaml.gotmpl`, release-group
  * `dependencies`): NATS, cert-manager, OpenBao, the PKI, Cassandra.
  */
-function dependencyBuilders<S>(): Record<string, Builder<S>> {
+function dependencyBuilders<S>(): Record<string, ControlBuilder<S>> {
   return {
     nats: (cfg) => {
       const c = common(cfg);
@@ -373,7 +373,7 @@ function dependencyBuilders<S>(): Record<string, Builder<S>> {
 }
 
 /** The core services (`helmfile.d/02-core.yaml.gotmpl`, release-group `services`) but the LLM add-on's. */
-function serviceBuilders<S>(): Record<string, Builder<S>> {
+function serviceBuilders<S>(): Record<string, ControlBuilder<S>> {
   return {
     "api-keys": (cfg) => {
       const c = common(cfg);
@@ -664,7 +664,7 @@ function serviceBuilders<S>(): Record<string, Builder<S>> {
 }
 
 /** The LLM add-on's releases of `02-core` (`addons.llm`): the request router and the API gateway in front of it. */
-function llmBuilders<S>(): Record<string, Builder<S>> {
+function llmBuilders<S>(): Record<string, ControlBuilder<S>> {
   return {
     "llm-request-router": (cfg) => {
       const c = common(cfg);
@@ -739,7 +739,7 @@ function llmBuilders<S>(): Record<string, Builder<S>> {
 }
 
 /** The ingress release (`02-core`, release-group `ingress`): the Gateway API routes to the services. */
-function ingressBuilders<S>(): Record<string, Builder<S>> {
+function ingressBuilders<S>(): Record<string, ControlBuilder<S>> {
   return {
     ingress: (cfg) => {
       const g = cfg.gateway;
@@ -805,7 +805,7 @@ function ingressBuilders<S>(): Record<string, Builder<S>> {
  * NVCF's releases of `helmfile.d/03-observability.yaml.gotmpl` (release-group `observability`): the state metrics
  * service and the function autoscaler.
  */
-function platformMetricsBuilders<S>(): Record<string, Builder<S>> {
+function platformMetricsBuilders<S>(): Record<string, ControlBuilder<S>> {
   return {
     "state-metrics": (cfg) => {
       const c = common(cfg);

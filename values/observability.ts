@@ -135,10 +135,10 @@ function defaultMonitors(o: ObservabilitySettings): Values {
   };
 }
 
-type Builder = (o: ObservabilitySettings, img: ObservabilityImages) => Values;
+type ObservabilityBuilder = (o: ObservabilitySettings, img: ObservabilityImages) => Values;
 
 /** One builder per observability release (the inline values of NVIDIA's observability helmfile). */
-const BUILDERS: Record<(typeof OBSERVABILITY_RELEASE_NAMES)[number], Builder> = {
+const BUILDERS: Record<(typeof OBSERVABILITY_RELEASE_NAMES)[number], ObservabilityBuilder> = {
   // Only the CRDs the collector's target allocator and the default monitors use are installed.
   "prometheus-operator-crds": () => {
     const on = new Set(["podmonitors", "servicemonitors"]);

@@ -18,7 +18,8 @@
  * EXIT.deployment when a preview failed (its lines on stderr).
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { RELEASE_TYPE, releaseName, urnName } from "../progress";
+import { RELEASE_TYPE } from "../../catalog/releases";
+import { releaseName, urnName } from "../progress";
 import { CliError } from "../report";
 import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
 import {
@@ -59,7 +60,7 @@ export interface StackDrift {
 }
 
 /** A step's resource, as the engine's event names it. */
-type StepMetadata = NonNullable<EngineEvent["resOutputsEvent"]>["metadata"];
+type OutputsMetadata = NonNullable<EngineEvent["resOutputsEvent"]>["metadata"];
 
 /**
  * Outputs that change without anyone changing the object (the API server's bookkeeping, the status it writes,
@@ -125,7 +126,7 @@ function revisionOf(outputs: Record<string, unknown> | undefined): number | unde
  */
 export function stackDrift(stack: string, events: readonly EngineEvent[]): StackDrift {
   const reads = new Set<string>();
-  const refreshed = new Map<string, StepMetadata>();
+  const refreshed = new Map<string, OutputsMetadata>();
   for (const e of events) {
     const pre = e.resourcePreEvent?.metadata;
     if (pre && (pre.op === "read" || pre.op === "read-replacement")) reads.add(pre.urn);

@@ -53,7 +53,7 @@ export interface InitOptions {
 }
 
 /** Where charts come from, as `nvcf:charts` keys. */
-export type ChartSource =
+export type ChartsFlag =
   | { source: "oci"; registry: string; repository: string }
   | { source: "https"; url: string }
   | { source: "local"; path: string };
@@ -63,7 +63,7 @@ export type ChartSource =
  * a local directory (kept as given; relative paths are relative to the project directory, which must hold it).
  * Throws `CliError` (EXIT.usage) naming the flag and the forms it takes.
  */
-export function parseCharts(value: string, projectDir: string): ChartSource {
+export function parseCharts(value: string, projectDir: string): ChartsFlag {
   const oci = /^oci:\/\/([^/\s]+)\/(\S+?)\/?$/.exec(value);
   if (oci) return { source: "oci", registry: oci[1], repository: oci[2] };
   if (/^https:\/\/\S+$/.test(value)) return { source: "https", url: value.replace(/\/$/, "") };
@@ -288,7 +288,7 @@ export function initPlan(o: InitOptions, project: string, projectDir: string): I
  * dropped). Throws `CliError` (EXIT.usage) naming the variable or file when it is unset, empty or unreadable; the
  * value itself is never printed.
  */
-export function secretValue(s: InitSecret, env: NodeJS.ProcessEnv = process.env): string {
+export function secretFromFlag(s: InitSecret, env: NodeJS.ProcessEnv = process.env): string {
   if ("env" in s.from) {
     const v = env[s.from.env];
     if (!v)
@@ -312,7 +312,7 @@ export function secretValue(s: InitSecret, env: NodeJS.ProcessEnv = process.env)
 }
 
 /** The text of a stack file: a header naming what made it, then the `config:` map (and the salt, when given). */
-export function stackFileText(env: string, config: Record<string, unknown>, salt?: string): string {
+export function renderStackFile(env: string, config: Record<string, unknown>, salt?: string): string {
   const head =
     config["nvcf:plane"] === "control"
       ? `# Control plane of environment ${env}, made by nvcf init. Every key: docs/configuration.md.\n`
@@ -369,7 +369,7 @@ export async function init(o: InitOptions): Promise<ExitCode> {
       `${existing.map((f) => path.basename(f)).join(", ")} already exist: nvcf init never overwrites a stack file. ` +
         `Fix: choose another --env, or remove the file(s) after checking nothing uses them`,
     );
-  const values = plan.secrets.map((s) => ({ ...s, value: secretValue(s) }));
+  const values = plan.secrets.map((s) => ({ ...s, value: secretFromFlag(s) }));
   const { LocalWorkspace, Stack } = await import("@pulumi/pulumi/automation");
   const ws = await LocalWorkspace.create({
     workDir: projectDir,
@@ -385,14 +385,14 @@ export async function init(o: InitOptions): Promise<ExitCode> {
     );
   const out = (l: string) => process.stdout.write(`${l}\n`);
   const [control, ...computes] = plan.files;
-  fs.writeFileSync(fileOf(control.stack), stackFileText(plan.env, control.config));
+  fs.writeFileSync(fileOf(control.stack), renderStackFile(plan.env, control.config));
   const stacks = new Map([[control.stack, await Stack.create(control.stack, ws)]]);
   out(`created stack ${control.stack} (control plane): ${path.basename(fileOf(control.stack))}`);
   // The passphrase provider keeps its salt in the stack file: the GPU clusters' stacks share the control plane's.
   const salt =
     o.secretsProvider && o.secretsProvider !== "passphrase" ? undefined : saltOf(fileOf(control.stack));
   for (const f of computes) {
-    fs.writeFileSync(fileOf(f.stack), stackFileText(plan.env, f.config, salt));
+    fs.writeFileSync(fileOf(f.stack), renderStackFile(plan.env, f.config, salt));
     stacks.set(f.stack, await Stack.create(f.stack, ws));
     out(
       `created stack ${f.stack} (GPU cluster ${String(f.config["nvcf:clusterName"])}): ${path.basename(fileOf(f.stack))}`,

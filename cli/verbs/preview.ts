@@ -7,7 +7,8 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { parsePropertyPath } from "../../config/paths";
 import { describeRegistrationUpdate } from "../../values/registration";
-import { RELEASE_TYPE, releaseName, urnName } from "../progress";
+import { RELEASE_TYPE } from "../../catalog/releases";
+import { releaseName, urnName } from "../progress";
 import { CliError } from "../report";
 import type { OperationResult } from "../automation";
 import { EXIT, type Environment, type ExitCode, type StackFile } from "../types";
@@ -139,7 +140,7 @@ export function hidden(type: string): boolean {
 }
 
 /** A step's resource, as the engine's event names it. */
-type StepMetadata = NonNullable<EngineEvent["resourcePreEvent"]>["metadata"];
+type PreMetadata = NonNullable<EngineEvent["resourcePreEvent"]>["metadata"];
 
 /** The plain string environment of a command's inputs (secret entries left out). */
 function commandEnv(inputs: Record<string, unknown> | undefined): Record<string, string> {
@@ -157,7 +158,7 @@ function commandEnv(inputs: Record<string, unknown> | undefined): Record<string,
  * registration.ts: which nvcf-cli command, what it keeps) and the NVCA operator's restart
  * (components/operatorRestart.ts). Undefined for every other step.
  */
-export function stepAction(m: StepMetadata, op: string): string | undefined {
+export function stepAction(m: PreMetadata, op: string): string | undefined {
   if (m.type !== "command:local:Command") return undefined;
   const name = urnName(m.urn);
   if (m.urn.includes("nvcf:index:ClusterRegistration$")) {

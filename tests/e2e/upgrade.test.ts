@@ -157,26 +157,38 @@ function markerRows(p: E2eProject): string {
   return `${r.stdout}${r.stderr}`;
 }
 
-describe("0.6.1: refusals before anything is touched", () => {
+/** Every cluster's Helm releases (`releases` of each of CLUSTERS), by cluster. */
+function allReleases(p: E2eProject): Record<string, ReturnType<typeof releases>> {
+  return Object.fromEntries(CLUSTERS.map((c) => [c, releases(p, c)]));
+}
+
+describe("0.6.1: installed by nvcf up, then refusals before anything is touched", () => {
   let p: E2eProject;
   beforeAll(() => {
     resetLocalClusters(CLUSTERS);
     p = e2eProject("nvcf-e2e-upgrade-061");
-    p.run("pulumi", ["stack", "init", "dev", "--non-interactive"]);
-    p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.6.1"]);
-    p.pulumi("dev", ["config", "rm", "nvcf:gpuClusters"]);
-    p.pulumi("dev", ["config", "set", "--path", "nvcf:observability.profile", "disabled"]);
-    p.pulumi("dev", ["up", "--yes", "--skip-preview"]);
+    for (const s of ["dev", "dev-gpu-a", "dev-gpu-b"]) {
+      p.run("pulumi", ["stack", "init", s, "--non-interactive"]);
+      p.pulumi(s, ["config", "set", "nvcf:bundleVersion", "0.6.1"]);
+    }
+    // Bundle 0.6.1 ships none of gpu-b's add-ons (KAI, Grove, Dynamo, topology-aware scheduling).
+    for (const a of ["kaiScheduler", "groveOperator", "dynamoOperator", "topologyAwareScheduling"])
+      p.pulumi("dev-gpu-b", ["config", "set", "--path", `nvcf:addons.${a}.enabled`, "false"]);
+    // The whole environment through the command, as the later bundles are installed.
+    const up = nvcf(p, "up", "--env", "dev", "--yes", "--plain");
+    if (up.code !== 0) throw new Error(`nvcf up exited ${up.code}\n${up.out}\n${up.err}`);
+    expect(up.out).toMatch(/^verification: (\d+) checks, \1 passed, 0 failed/m);
   }, 900_000);
 
   afterAll(() => {
-    p.pulumi("dev", ["destroy", "--yes", "--skip-preview"], { allowFail: true });
+    for (const s of ["dev-gpu-a", "dev-gpu-b", "dev"])
+      p.pulumi(s, ["destroy", "--yes", "--skip-preview"], { allowFail: true });
     transcript.push(...p.transcript);
     p.remove();
   }, 900_000);
 
   test("a skipped bundle (0.6.1 → 0.8.0): refused, naming the next bundle and its manual path; nothing touched", () => {
-    const before = releases(p, "dev");
+    const before = allReleases(p);
     const file = fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8");
     const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.8.0", "--yes", "--plain");
     expect(r.code).toBe(EXIT.config);
@@ -186,21 +198,21 @@ describe("0.6.1: refusals before anything is touched", () => {
     );
     expect(lines(r.err).pop()).toMatch(/^nvcf upgrade: refused; nothing was changed\./);
     expect(fs.readFileSync(path.join(p.work, "Pulumi.dev.yaml"), "utf8")).toBe(file);
-    expect(releases(p, "dev")).toEqual(before);
+    expect(allReleases(p)).toEqual(before);
   }, 300_000);
 
   test("0.6.1 → 0.7.0 with Cassandra deployed: refused with the reason and the manual path (backup and restore)", () => {
-    const before = releases(p, "dev");
+    const before = allReleases(p);
     const r = nvcf(p, "upgrade", "--env", "dev", "--to", "0.7.0", "--yes", "--plain");
     expect(r.code).toBe(EXIT.config);
     expect(r.err).toMatch(
       /- nvcf:bundleVersion: expected a move this program can make safely: 0\.6\.1 → 0\.7\.0 changes Cassandra from NVIDIA's own chart \(helm-nvcf-cassandra 0\.18\.0, Apache Cassandra, data at the volume root\) back to the Bitnami wrapper \(0\.17\.0, an older Cassandra that reads its data one directory deeper\), a change of chart lineage and on-disk layout NVIDIA documents no procedure for, found "0\.7\.0" with Cassandra deployed at 0\.6\.1 \(stack dev\)\. Fix: back up and restore \(docs\/upgrading\.md "0\.6\.1 to 0\.7\.0"\)/,
     );
-    expect(releases(p, "dev")).toEqual(before);
+    expect(allReleases(p)).toEqual(before);
   }, 300_000);
 
   test("the program itself refuses it under a plain pulumi up, before any release is touched", () => {
-    const before = releases(p, "dev");
+    const before = allReleases(p);
     p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.7.0"]);
     const r = p.pulumi("dev", ["up", "--yes", "--skip-preview"], { allowFail: true });
     p.pulumi("dev", ["config", "set", "nvcf:bundleVersion", "0.6.1"]);
@@ -208,7 +220,7 @@ describe("0.6.1: refusals before anything is touched", () => {
     expect(`${r.stdout}\n${r.stderr}`).toMatch(
       /stack "dev" has 1 config problem; nothing was changed:\n\s+- nvcf:bundleVersion: expected a move this program can make safely: 0\.6\.1 → 0\.7\.0/,
     );
-    expect(releases(p, "dev")).toEqual(before);
+    expect(allReleases(p)).toEqual(before);
     expect(outputs(p, "dev")["bundleVersion"]).toBe("0.6.1");
   }, 300_000);
 });

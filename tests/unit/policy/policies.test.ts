@@ -12,9 +12,9 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { secretValue } from "../../../policy/inputs";
+import { RELEASE_TYPE } from "../../../catalog/releases";
 import {
   POLICIES,
-  RELEASE_TYPE,
   chartVersionMatchesBundle,
   chartVersionPinned,
   imagesFromMirror,

@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { formatDrift, outsideChanges, stackDrift } from "../../../../cli/verbs/drift";
-import { RELEASE_TYPE } from "../../../../cli/progress";
+import { RELEASE_TYPE } from "../../../../catalog/releases";
 
 const events = JSON.parse(
   fs.readFileSync(path.join(__dirname, "../../fixtures/cli-drift-events.json"), "utf8"),

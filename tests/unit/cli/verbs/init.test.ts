@@ -15,8 +15,8 @@ import {
   initPlan,
   parseCharts,
   parseRegistry,
-  secretValue,
-  stackFileText,
+  secretFromFlag,
+  renderStackFile,
 } from "../../../../cli/verbs/init";
 
 const ROOT = path.resolve(__dirname, "../../../..");
@@ -121,15 +121,15 @@ test("--set reaches the stack it names as YAML values at a property path; --secr
     { stack: "prod", key: "registryKey", from: { env: "NGC_API_KEY" } },
     { stack: "prod", key: "gpuClusterKubeconfigs.gpu-b", from: { file: "/tmp/kc" } },
   ]);
-  expect(secretValue(plan.secrets[0], { NGC_API_KEY: "v" })).toBe("v");
-  expect(refusal(() => secretValue(plan.secrets[0], {}))).toEqual({
+  expect(secretFromFlag(plan.secrets[0], { NGC_API_KEY: "v" })).toBe("v");
+  expect(refusal(() => secretFromFlag(plan.secrets[0], {}))).toEqual({
     code: EXIT.usage,
     message:
       "--secret registryKey=env:NGC_API_KEY: the variable NGC_API_KEY is unset or empty. Fix: export it first",
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-init-"));
   fs.writeFileSync(path.join(dir, "kc"), "apiVersion: v1\n");
-  expect(secretValue({ stack: "prod", key: "kubeconfig", from: { file: path.join(dir, "kc") } })).toBe(
+  expect(secretFromFlag({ stack: "prod", key: "kubeconfig", from: { file: path.join(dir, "kc") } })).toBe(
     "apiVersion: v1",
   );
   fs.rmSync(dir, { recursive: true });
@@ -187,7 +187,7 @@ test("chart sources and registries: the three forms and what is refused", () => 
 
 test("a stack file's text reads back as the plan's config, with the control plane's salt on a GPU cluster's", () => {
   const plan = initPlan(options(), "nvcf", ROOT);
-  const text = stackFileText("prod", plan.files[1].config, "v1:salt");
+  const text = renderStackFile("prod", plan.files[1].config, "v1:salt");
   expect(text.split("\n")[0]).toBe("# GPU cluster gpu-a of environment prod, made by nvcf init.");
   expect(yaml.load(text)).toEqual({ config: plan.files[1].config, encryptionsalt: "v1:salt" });
 });
