@@ -329,7 +329,11 @@ export interface Mismatch {
  * another namespace, or one the config would not install, is a mismatch too. Input: plan, live releases,
  * the bundle (for the messages). Output: the mismatches (empty: the releases can be adopted).
  */
-export function checkReleases(plan: AdoptionPlan, live: readonly LiveRelease[], bundle: string): Mismatch[] {
+export function adoptionMismatches(
+  plan: AdoptionPlan,
+  live: readonly LiveRelease[],
+  bundle: string,
+): Mismatch[] {
   const out: Mismatch[] = [];
   const planned = plan.imports.filter((i) => i.release);
   for (const i of planned) {

@@ -32,7 +32,7 @@ import {
   type AdoptionPlan,
   type Mismatch,
   adoptionPlan,
-  checkReleases,
+  adoptionMismatches,
   dockerConfigCredential,
   importSpec,
   liveReleases,
@@ -305,7 +305,7 @@ export async function importHelmfile(o: ImportOptions, write: (s: string) => voi
       `cannot list the Helm releases of the cluster (${cfg.kubernetes.context ?? "current context"}): ${(e as Error).message.split("\n")[0]}`,
     );
   }
-  const mismatches: Mismatch[] = checkReleases(plan, live, bundle);
+  const mismatches: Mismatch[] = adoptionMismatches(plan, live, bundle);
   const nsLive = new Set(
     (await kube.items<{ metadata: { name: string } }>(["namespaces"])).map((n) => n.metadata.name),
   );

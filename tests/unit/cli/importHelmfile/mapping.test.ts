@@ -15,7 +15,7 @@ import { valueAt } from "../../../../config/paths";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../../../config/schema";
 import {
   adoptionPlan,
-  checkReleases,
+  adoptionMismatches,
   liveRelease,
   dockerConfigCredential,
   importSpec,
@@ -573,7 +573,7 @@ describe("adoption plan", () => {
         chart: i.release!.chart,
         chartVersion: i.release!.version,
       }));
-    expect(checkReleases(plan, live, "0.8.0")).toEqual([]);
+    expect(adoptionMismatches(plan, live, "0.8.0")).toEqual([]);
     const bad = live.map((l) =>
       l.name === "cassandra"
         ? { ...l, chartVersion: "0.19.0" }
@@ -581,7 +581,7 @@ describe("adoption plan", () => {
           ? { ...l, namespace: "nats" }
           : l,
     );
-    const mm = checkReleases(plan, bad, "0.8.0");
+    const mm = adoptionMismatches(plan, bad, "0.8.0");
     expect(mm.map((x) => x.object).sort()).toEqual([
       "release cassandra-system/cassandra",
       "release nats-system/nats",
@@ -615,11 +615,11 @@ describe("adoption plan", () => {
         chartVersion: "1.21.3",
       },
     ];
-    const mm = checkReleases(plan, live, "0.8.0");
+    const mm = adoptionMismatches(plan, live, "0.8.0");
     expect(mm.map((x) => x.object)).toEqual(releases.slice(0, 5).map((r) => `release ${r}`));
     expect(mm[0].fix).toMatch(/--set observability\.install=false/);
     cfg.observability.install = false;
-    expect(checkReleases(adoptionPlan(cfg, "dev-gpu-a", "nvcf"), live, "0.8.0")).toEqual([]);
+    expect(adoptionMismatches(adoptionPlan(cfg, "dev-gpu-a", "nvcf"), live, "0.8.0")).toEqual([]);
   });
 
   test("Helm's release record and a dockerconfigjson Secret are read as Helm and kubectl write them", () => {
