@@ -26,34 +26,70 @@ export type BundleVersion = (typeof BUNDLE_VERSIONS)[number];
 export type Plane = "control" | "compute";
 
 /**
- * Names of the settings that switch releases on and off; each is computed from the validated config by
- * `controlFlags()` / `computeFlags()` in `config/flags.ts` (the observability flags of both by
- * `observabilityFlags()` there), so the catalog stays pure data.
+ * What one enable flag says about the config (pure data; `config/flags.ts` computes the flags).
+ * - `switch`: the boolean config key that alone decides the flag (`nats.enabled`): `config/flags.ts` reads it
+ *   for the plane of the flag's releases, so such a flag needs no code there.
+ * - `by`: how a user turns it on, as the refusals print it (`config/rules/releaseValues.ts`); default
+ *   `nvcf:<switch>`. Required without a switch (the flag is then computed by hand in `config/flags.ts`).
+ * - `addon`: the flag's releases are optional add-ons that not every bundle ships; the key named (`true`: the
+ *   switch) being on with a bundle that lacks the flag's first release is refused (`config/rules/addons.ts`).
  */
-export type EnableFlag =
-  | "always"
-  | "observabilityEnabled"
-  | "prometheusOperatorCrdsInstall"
-  | "otelOperatorInstall"
-  | "metricsBackendInstall"
-  | "collectorInstall"
-  | "nats"
-  | "certManager"
-  | "openbao"
-  | "llmManagedPki"
-  | "cassandra"
-  | "rateLimiter"
-  | "llm"
-  | "vanityGateway"
-  | "nvcfUi"
-  | "ingress"
-  | "stateMetrics"
-  | "functionAutoscaler"
-  | "kaiScheduler"
-  | "kaiTopology"
-  | "groveOperator"
-  | "groveTopology"
-  | "dynamoOperator";
+export interface FlagSpec {
+  switch?: string;
+  by?: string;
+  addon?: true | string;
+}
+
+/**
+ * The settings that switch releases on and off, by name. Sources: the `condition`s of NVIDIA's helmfiles (control
+ * plane `deploy/stacks/self-managed/helmfile.d/`, compute plane `deploy/stacks/nvcf-compute-plane/helmfile.d/`,
+ * observability `deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl`; docs/upstream-facts.md
+ * §2.3), and for add-ons the bundles that ship them (§5.2).
+ */
+export const ENABLE_FLAGS = {
+  always: { by: "always on" },
+  observabilityEnabled: {
+    by: "nvcf:observability.profile: not disabled on the control plane; compute or all on a GPU cluster (with nvcf:observability.install not false)",
+  },
+  prometheusOperatorCrdsInstall: { by: "nvcf:observability.components.prometheusOperatorCrds install" },
+  otelOperatorInstall: { by: "nvcf:observability.components.otelOperator install" },
+  metricsBackendInstall: { by: "nvcf:observability.metricsBackend.mode install" },
+  collectorInstall: { by: "nvcf:observability.components.collector install" },
+  nats: { switch: "nats.enabled" },
+  certManager: { switch: "certManager.managed" },
+  openbao: { switch: "openbao.enabled" },
+  llmManagedPki: { by: "nvcf:addons.llm.pki with a managed ClusterIssuer" },
+  cassandra: { switch: "cassandra.enabled" },
+  rateLimiter: { switch: "rateLimiter.enabled" },
+  llm: { switch: "addons.llm.enabled", addon: true },
+  vanityGateway: { switch: "addons.vanityGateway.enabled", addon: true },
+  nvcfUi: { switch: "addons.nvcfUi.enabled", addon: true },
+  ingress: { by: "always on" },
+  stateMetrics: { switch: "stateMetrics.enabled" },
+  functionAutoscaler: { by: "nvcf:observability.profile control or all" },
+  kaiScheduler: { switch: "addons.kaiScheduler.enabled", addon: true },
+  kaiTopology: {
+    by: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.kaiScheduler.enabled",
+    addon: "addons.topologyAwareScheduling.enabled",
+  },
+  groveOperator: { switch: "addons.groveOperator.enabled", addon: true },
+  groveTopology: { by: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.groveOperator.enabled" },
+  dynamoOperator: { switch: "addons.dynamoOperator.enabled", addon: true },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The name of a setting that switches releases on and off (a key of `ENABLE_FLAGS`). */
+export type EnableFlag = keyof typeof ENABLE_FLAGS;
+
+/** The flags `config/flags.ts` computes by hand: those without a `switch`. */
+export type ComputedFlag = {
+  [F in EnableFlag]: (typeof ENABLE_FLAGS)[F] extends { switch: string } ? never : F;
+}[EnableFlag];
+
+/** How a user turns a flag on, as refusals print it (`by`, else `nvcf:<switch>`). */
+export function enabledBy(flag: EnableFlag): string {
+  const f: FlagSpec = ENABLE_FLAGS[flag];
+  return f.by ?? `nvcf:${f.switch}`;
+}
 
 /** Where a release's namespace comes from: a fixed name, or a config setting resolved at run time. */
 export type NamespaceRef =

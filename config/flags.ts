@@ -1,38 +1,52 @@
 /**
- * The enable flags of the release catalog (`catalog/releases.ts` `EnableFlag`), read from a validated config
- * (pure): which releases a stack installs. The one home of the flags: the `condition`s of NVIDIA's helmfiles
- * for the control plane (`deploy/stacks/self-managed/helmfile.d/`), the compute plane
- * (`deploy/stacks/nvcf-compute-plane/helmfile.d/`, docs/upstream-facts.md §2.3) and the observability stack
+ * The enable flags of the release catalog (`catalog/releases.ts` `ENABLE_FLAGS`), read from a validated config
+ * (pure): which releases a stack installs. A flag with a `switch` is that boolean key of the config; the others
+ * are computed here, after the `condition`s of NVIDIA's helmfiles for the control plane
+ * (`deploy/stacks/self-managed/helmfile.d/`), the compute plane (`deploy/stacks/nvcf-compute-plane/helmfile.d/`,
+ * docs/upstream-facts.md §2.3) and the observability stack
  * (`deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl`).
  */
-import type { BundleVersion, EnableFlag, Plane } from "../catalog/releases";
+import {
+  type BundleVersion,
+  type ComputedFlag,
+  ENABLE_FLAGS,
+  type EnableFlag,
+  type FlagSpec,
+  type Plane,
+  planeReleases,
+} from "../catalog/releases";
 import { type ObservabilitySettings, installsObservability } from "./observability";
+import { valueAt } from "./paths";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
+
+/**
+ * Every flag of the plane: a flag with a `switch` (catalog/releases.ts `ENABLE_FLAGS`) is that boolean config key
+ * where the flag's releases belong to the plane and false elsewhere; the others come from `computed`.
+ */
+function planeFlags(
+  plane: Plane,
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  computed: Record<ComputedFlag, boolean>,
+): Record<EnableFlag, boolean> {
+  const own = new Set(planeReleases(plane).map((r) => r.enabled));
+  const out = { ...computed } as Record<EnableFlag, boolean>;
+  for (const [flag, spec] of Object.entries(ENABLE_FLAGS) as [EnableFlag, FlagSpec][])
+    if (spec.switch !== undefined) out[flag] = own.has(flag) && valueAt(cfg, spec.switch) === true;
+  return out;
+}
 
 /** Which catalog flags are on for this config (the `condition`s of NVIDIA's helmfiles). */
 export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolean> {
   const o = cfg.observability;
-  return {
+  return planeFlags("control", cfg, {
     always: true,
     ...observabilityFlags("control", o, cfg.bundleVersion),
-    nats: cfg.nats.enabled,
-    certManager: cfg.certManager.managed,
-    openbao: cfg.openbao.enabled,
     llmManagedPki: llmManagesIssuer(cfg),
-    cassandra: cfg.cassandra.enabled,
-    rateLimiter: cfg.rateLimiter.enabled,
-    llm: cfg.addons.llm.enabled,
-    vanityGateway: cfg.addons.vanityGateway.enabled,
-    nvcfUi: cfg.addons.nvcfUi.enabled,
     ingress: true,
-    stateMetrics: cfg.stateMetrics.enabled,
     functionAutoscaler: o.profile === "control" || o.profile === "all",
-    kaiScheduler: false,
     kaiTopology: false,
-    groveOperator: false,
     groveTopology: false,
-    dynamoOperator: false,
-  };
+  });
 }
 
 /**
@@ -41,30 +55,15 @@ export function controlFlags(cfg: ControlPlaneConfig): Record<EnableFlag, boolea
  */
 export function computeFlags(cfg: ComputePlaneConfig): Record<EnableFlag, boolean> {
   const a = cfg.addons;
-  const off = {
-    nats: false,
-    certManager: false,
-    openbao: false,
-    llmManagedPki: false,
-    cassandra: false,
-    rateLimiter: false,
-    llm: false,
-    vanityGateway: false,
-    nvcfUi: false,
-    ingress: false,
-    stateMetrics: false,
-    functionAutoscaler: false,
-  };
-  return {
-    ...off,
+  return planeFlags("compute", cfg, {
     ...observabilityFlags("compute", cfg.observability, cfg.bundleVersion),
     always: true,
-    kaiScheduler: a.kaiScheduler.enabled,
+    llmManagedPki: false,
+    ingress: false,
+    functionAutoscaler: false,
     kaiTopology: a.topologyAwareScheduling.enabled && a.kaiScheduler.enabled,
-    groveOperator: a.groveOperator.enabled,
     groveTopology: a.topologyAwareScheduling.enabled && a.groveOperator.enabled,
-    dynamoOperator: a.dynamoOperator.enabled,
-  };
+  });
 }
 
 /** The catalog flags of the observability releases (the `condition`s of NVIDIA's observability helmfile). */

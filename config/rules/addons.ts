@@ -4,43 +4,37 @@
  * §1.9, §4 row 32 and §5.2; helm-nvcf-llm-request-router 1.7.2 (`validateCertificateDnsNames`) and the stack's
  * v0.7.0 `global.yaml.gotmpl` for the PKI of earlier bundles.
  */
-import { type BundleVersion, releaseSpec } from "../../catalog/releases";
+import { ENABLE_FLAGS, type EnableFlag, type FlagSpec, planeReleases } from "../../catalog/releases";
 import { llmManagesIssuer } from "../flags";
 import { type Problem, describe } from "../problems";
-import type { ControlPlaneConfig } from "../schema";
+import { valueAt } from "../paths";
+import type { ComputePlaneConfig, ControlPlaneConfig } from "../schema";
 import { K } from "./context";
 
 /**
- * Add-ons switched on that the bundle's stack does not ship. Input: `[on, release, config key]` triples and
- * the bundle. Output: one problem per such add-on, naming its switch and the bundles that ship it
- * (docs/upstream-facts.md §5.2).
+ * Add-ons switched on that the stack's NVCF bundle does not ship (docs/upstream-facts.md §5.2): for each flag the
+ * catalog marks `addon` (catalog/releases.ts `ENABLE_FLAGS`), the first release of the stack's plane that it
+ * enables, in catalog order, is judged. Input: the validated config of either plane. Output: one problem per
+ * such add-on whose key is on and whose release the bundle lacks, naming the key and the bundles that ship it.
  */
-export function addonsNotInBundle(
-  addons: readonly [boolean, string, string][],
-  bundle: BundleVersion,
-): Problem[] {
-  return addons
-    .filter(([on, rel]) => on && releaseSpec(rel).versions[bundle] === undefined)
-    .map(([, rel, key]) => ({
+export function addonsNotInBundle(cfg: ControlPlaneConfig | ComputePlaneConfig): Problem[] {
+  const bundle = cfg.bundleVersion;
+  const seen = new Set<EnableFlag>();
+  const out: Problem[] = [];
+  for (const r of planeReleases(cfg.plane)) {
+    const flag: FlagSpec = ENABLE_FLAGS[r.enabled];
+    if (flag.addon === undefined || seen.has(r.enabled)) continue;
+    seen.add(r.enabled);
+    const key = flag.addon === true ? (flag.switch as string) : flag.addon;
+    if (valueAt(cfg, key) !== true || r.versions[bundle] !== undefined) continue;
+    out.push({
       key: K(key),
-      expected: `false: NVCF bundle ${bundle} does not ship ${rel}`,
+      expected: `false: NVCF bundle ${bundle} does not ship ${r.name}`,
       found: "true",
-      fix: `turn it off or set nvcf:bundleVersion to ${Object.keys(releaseSpec(rel).versions).join(" or ")}`,
-    }));
-}
-
-/**
- * The control plane's add-ons the bundle does not ship (docs/upstream-facts.md §5.2). Input: the validated
- * config. Output: one problem per add-on switched on that the bundle lacks, in the order LLM, NVCF UI, vanity
- * gateway.
- */
-export function controlAddonRules(cfg: ControlPlaneConfig): Problem[] {
-  const addonReleases: [boolean, string, string][] = [
-    [cfg.addons.llm.enabled, "llm-request-router", "addons.llm.enabled"],
-    [cfg.addons.nvcfUi.enabled, "nvcf-ui", "addons.nvcfUi.enabled"],
-    [cfg.addons.vanityGateway.enabled, "vanity-gateway", "addons.vanityGateway.enabled"],
-  ];
-  return addonsNotInBundle(addonReleases, cfg.bundleVersion);
+      fix: `turn it off or set nvcf:bundleVersion to ${Object.keys(r.versions).join(" or ")}`,
+    });
+  }
+  return out;
 }
 
 const HOSTPORT =

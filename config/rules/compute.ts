@@ -42,13 +42,7 @@ export function computeClusterRules(cfg: ComputePlaneConfig): Problem[] {
     );
   // Add-ons the bundle's compute stack ships (0.6.1: none; 0.7.0: Grove and Dynamo; 0.8.0: all).
   const bundle = cfg.bundleVersion;
-  const addonReleases: [boolean, string, string][] = [
-    [a.kaiScheduler.enabled, "kai-scheduler", "addons.kaiScheduler.enabled"],
-    [a.topologyAwareScheduling.enabled, "nvcf-kai-topology", "addons.topologyAwareScheduling.enabled"],
-    [a.groveOperator.enabled, "grove-operator", "addons.groveOperator.enabled"],
-    [a.dynamoOperator.enabled, "dynamo-operator", "addons.dynamoOperator.enabled"],
-  ];
-  out.push(...addonsNotInBundle(addonReleases, bundle));
+  out.push(...addonsNotInBundle(cfg));
   // Grove schedules through KAI where the bundle ships KAI (0.8.0); the 0.7.0 stack installs Grove alone.
   const kaiShipped = releaseSpec("kai-scheduler").versions[bundle] !== undefined;
   if (a.groveOperator.enabled && !a.kaiScheduler.enabled && kaiShipped)

@@ -20,7 +20,7 @@
 import type { Problem } from "../problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../schema";
 import { accountRules } from "./accounts";
-import { controlAddonRules, llmRules } from "./addons";
+import { addonsNotInBundle, llmRules } from "./addons";
 import { cassandraRules } from "./cassandra";
 import { chartSourceRules } from "./charts";
 import { computeClusterRules } from "./compute";
@@ -46,7 +46,7 @@ export function controlPlaneRules(cfg: ControlPlaneConfig, ctx: RuleContext): Pr
     ...cassandraRules(cfg, ctx),
     ...accountRules(cfg),
     ...gatewayRules(cfg),
-    ...controlAddonRules(cfg),
+    ...addonsNotInBundle(cfg),
     ...observabilityRules(cfg),
     ...llmRules(cfg),
     ...gpuClusterRules(cfg),

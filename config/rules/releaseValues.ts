@@ -5,7 +5,7 @@
  * bundle, enable flags, values keys) and each chart's `values.yaml` and `Chart.yaml` under NVIDIA's
  * `deploy/helm/`.
  */
-import { CONTROL_PLANE_RELEASES, COMPUTE_PLANE_RELEASES, type EnableFlag } from "../../catalog/releases";
+import { CONTROL_PLANE_RELEASES, COMPUTE_PLANE_RELEASES, enabledBy } from "../../catalog/releases";
 import { computeFlags, controlFlags } from "../flags";
 import { type Problem, describe } from "../problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../schema";
@@ -67,8 +67,8 @@ export function releaseValuesRules(
       out.push({
         key: K(where),
         expected: "an override for a release this stack installs",
-        found: `${describe(name)}, which is off in this config (${ENABLED_BY[spec.enabled]})`,
-        fix: `pulumi config rm --path ${K(where)}, or turn the release on (${ENABLED_BY[spec.enabled]})`,
+        found: `${describe(name)}, which is off in this config (${enabledBy(spec.enabled)})`,
+        fix: `pulumi config rm --path ${K(where)}, or turn the release on (${enabledBy(spec.enabled)})`,
       });
       continue;
     }
@@ -88,34 +88,6 @@ export function releaseValuesRules(
   out.push(...releaseValueParityRules({ ...cfg, releaseValues: installed }, ctx));
   return out;
 }
-
-/** The config keys that turn each catalog flag on (`controlFlags` / `computeFlags` in config/flags.ts), for fixes. */
-const ENABLED_BY: Record<EnableFlag, string> = {
-  always: "always on",
-  observabilityEnabled:
-    "nvcf:observability.profile: not disabled on the control plane; compute or all on a GPU cluster (with nvcf:observability.install not false)",
-  prometheusOperatorCrdsInstall: "nvcf:observability.components.prometheusOperatorCrds install",
-  otelOperatorInstall: "nvcf:observability.components.otelOperator install",
-  metricsBackendInstall: "nvcf:observability.metricsBackend.mode install",
-  collectorInstall: "nvcf:observability.components.collector install",
-  nats: "nvcf:nats.enabled",
-  certManager: "nvcf:certManager.managed",
-  openbao: "nvcf:openbao.enabled",
-  llmManagedPki: "nvcf:addons.llm.pki with a managed ClusterIssuer",
-  cassandra: "nvcf:cassandra.enabled",
-  rateLimiter: "nvcf:rateLimiter.enabled",
-  llm: "nvcf:addons.llm.enabled",
-  vanityGateway: "nvcf:addons.vanityGateway.enabled",
-  nvcfUi: "nvcf:addons.nvcfUi.enabled",
-  ingress: "always on",
-  stateMetrics: "nvcf:stateMetrics.enabled",
-  functionAutoscaler: "nvcf:observability.profile control or all",
-  kaiScheduler: "nvcf:addons.kaiScheduler.enabled",
-  kaiTopology: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.kaiScheduler.enabled",
-  groveOperator: "nvcf:addons.groveOperator.enabled",
-  groveTopology: "nvcf:addons.topologyAwareScheduling.enabled with nvcf:addons.groveOperator.enabled",
-  dynamoOperator: "nvcf:addons.dynamoOperator.enabled",
-};
 
 /**
  * Releases whose chart wraps upstream subcharts (a `dependencies:` entry in its `Chart.yaml`:
