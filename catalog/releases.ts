@@ -27,8 +27,9 @@ export type Plane = "control" | "compute";
 
 /**
  * Names of the settings that switch releases on and off; each is computed from the validated config by
- * `controlFlags()` / `computeFlags()` in `config/flags.ts` (the observability flags of both by
- * `observabilityFlags()` there), so the catalog stays pure data.
+ * `controlFlags` / `computeFlags` in `config/flags.ts` (the observability flags of both by `observabilityFlags`
+ * there), so the catalog stays pure data. `stackReleases` in `config/stackReleases.ts` turns a config into the
+ * releases it installs.
  */
 export type EnableFlag =
   | "always"
@@ -708,7 +709,10 @@ export function resolveNamespace(spec: ReleaseSpec, settings: ConfigNamespaces):
   return ns;
 }
 
-/** The releases of a plane that are on for the given flags and exist in the bundle, in catalog order. */
+/**
+ * The releases of a plane that are on for the given flags and exist in the bundle, in catalog order. A catalog
+ * primitive: what a stack installs is `stackReleases` (config/stackReleases.ts), which calls it.
+ */
 export function enabledReleases(
   plane: Plane,
   bundle: BundleVersion,
@@ -733,7 +737,8 @@ export function activeNeeds(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag
 /**
  * Orders releases so that each comes after its active needs (stable: catalog order otherwise).
  * Throws when a need is not among the given releases (an enabled release needing a disabled one is a
- * catalog error) or on a cycle.
+ * catalog error) or on a cycle. A catalog primitive: `stackReleases` (config/stackReleases.ts) orders a stack's
+ * releases with it.
  */
 export function inDependencyOrder(
   releases: readonly ReleaseSpec[],
