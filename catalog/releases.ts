@@ -41,7 +41,8 @@ export interface FlagSpec {
 }
 
 /**
- * The settings that switch releases on and off, by name. Sources: the `condition`s of NVIDIA's helmfiles (control
+ * The settings that switch releases on and off, by name (`stackReleases` in `config/stackReleases.ts` turns a
+ * config into the releases it installs). Sources: the `condition`s of NVIDIA's helmfiles (control
  * plane `deploy/stacks/self-managed/helmfile.d/`, compute plane `deploy/stacks/nvcf-compute-plane/helmfile.d/`,
  * observability `deploy/stacks/observability/helmfile.d/01-observability.yaml.gotmpl`; docs/upstream-facts.md
  * §2.3), and for add-ons the bundles that ship them (§5.2).
@@ -744,7 +745,10 @@ export function resolveNamespace(spec: ReleaseSpec, settings: ConfigNamespaces):
   return ns;
 }
 
-/** The releases of a plane that are on for the given flags and exist in the bundle, in catalog order. */
+/**
+ * The releases of a plane that are on for the given flags and exist in the bundle, in catalog order. A catalog
+ * primitive: what a stack installs is `stackReleases` (config/stackReleases.ts), which calls it.
+ */
 export function enabledReleases(
   plane: Plane,
   bundle: BundleVersion,
@@ -769,7 +773,8 @@ export function activeNeeds(spec: ReleaseSpec, flags: Readonly<Record<EnableFlag
 /**
  * Orders releases so that each comes after its active needs (stable: catalog order otherwise).
  * Throws when a need is not among the given releases (an enabled release needing a disabled one is a
- * catalog error) or on a cycle.
+ * catalog error) or on a cycle. A catalog primitive: `stackReleases` (config/stackReleases.ts) orders a stack's
+ * releases with it.
  */
 export function inDependencyOrder(
   releases: readonly ReleaseSpec[],

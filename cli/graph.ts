@@ -1,9 +1,11 @@
 /**
- * `nvcf graph`: the release dependency graph of an environment, built from the catalog (catalog/releases.ts
- * `needs`, each edge labelled with its reason) for the control plane and each compute plane, plus the edges the
- * components add: the Gateway before the routes, the registration of each GPU cluster after the services it
- * calls (components/controlPlane.ts), the StackReference from each compute plane to its registration, and the
- * node inotify tuner before the NVCA operator (components/computePlane.ts).
+ * `nvcf graph`: the release dependency graph of an environment, built from the catalog for the control plane and
+ * each compute plane: the releases each stack installs (config/stackReleases.ts) and their `needs`
+ * (catalog/releases.ts), and the control plane's steps that are not releases with their prerequisites
+ * (catalog/steps.ts: the registration of each GPU cluster, the account settings, the upgrade steps in place),
+ * each edge labelled with its reason; plus the edges the components add: the Gateway before the routes, the
+ * StackReference from each compute plane to its registration, and the node inotify tuner before the NVCA operator
+ * (components/computePlane.ts).
  *
  * Arrows point from a prerequisite to what waits for it. Each edge is labelled with its kind, one word
  * (catalog/releases.ts `NEED_KINDS`, e.g. `webhook`, `CRD`), and carries its full reason: in the SVG as the
@@ -11,16 +13,17 @@
  * per plane (control plane, compute planes). Output: Mermaid flowchart text built here, or SVG rendered from the
  * same graph as Graphviz DOT with @viz-js/viz.
  */
+import { activeNeedSpecs, chartVersion, NEED_KINDS, type Plane } from "../catalog/releases";
 import {
-  activeNeedSpecs,
-  chartVersion,
-  enabledReleases,
-  NEED_KINDS,
-  type NeedKind,
-  type Plane,
-  type ReleaseSpec,
-} from "../catalog/releases";
-import { computeFlags, controlFlags } from "../config/flags";
+  CONTROL_PLANE_STEPS,
+  STEP_KINDS,
+  type StepConditions,
+  activeStepNeeds,
+  stepInPlace,
+} from "../catalog/steps";
+import { accountName } from "../config/accounts";
+import { stackReleases } from "../config/stackReleases";
+import type { UpgradePlan } from "../upgrade/plan";
 import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./preflight/context";
 import type { Environment } from "./types";
 
@@ -39,11 +42,12 @@ export interface GraphGroup {
   nodes: GraphNode[];
 }
 
-/** The kinds of edge: the catalog's kinds of need, and those of the edges the components add. */
+/** The kinds of edge: the catalog's kinds of need, those of the edges the components add, and the steps' own. */
 export const EDGE_KINDS = {
   ...NEED_KINDS,
   Gateway: "the routes attach to the listeners of the Gateway",
   StackReference: "the compute plane reads the control plane's outputs through a StackReference",
+  ...STEP_KINDS,
 } as const;
 /** One word naming what an edge's target needs of its source (`EDGE_KINDS`). */
 export type EdgeKind = keyof typeof EDGE_KINDS;
@@ -63,35 +67,60 @@ export interface ReleaseGraph {
 }
 
 const ident = (s: string) => s.replace(/[^A-Za-z0-9]/g, "_");
-const nodeId = (stack: string, name: string) => `${ident(stack)}__${ident(name)}`;
 
-/** Why the registration waits for these releases (components/controlPlane.ts, the registration's dependsOn). */
-const REGISTRATION_NEEDS: Record<string, { kind: NeedKind; reason: string }> = {
-  sis: { kind: "API", reason: "nvcf-cli cluster register calls SIS through the gateway" },
-  "admin-issuer-proxy": {
-    kind: "API",
-    reason: "nvcf-cli mints its admin token through the admin-token route",
-  },
-  "api-keys": { kind: "API", reason: "the admin token is an api-keys token" },
-  ingress: { kind: "route", reason: "SIS and the admin-token route are reached through the gateway routes" },
-  "openbao-server": {
-    kind: "API",
-    reason: "registration records the GPU cluster's issuer for OpenBao's JWT auth (issuer discovery)",
-  },
-};
+/**
+ * The id of a node: its stack's name and its own, each with every character but letters and digits as `_`. A
+ * release's node is named by the release, a step's by the step (catalog/steps.ts), a GPU cluster's registration
+ * `register-<cluster>`.
+ */
+export const nodeId = (stack: string, name: string) => `${ident(stack)}__${ident(name)}`;
 
-function releasesOf(s: CheckedStack): ReleaseSpec[] {
-  const cfg = s.config;
-  return cfg.plane === "control"
-    ? enabledReleases("control", cfg.bundleVersion, controlFlags(controlConfig(s)))
-    : enabledReleases("compute", cfg.bundleVersion, computeFlags(computeConfig(s)));
+/**
+ * The control plane's steps that are not releases (catalog/steps.ts) and their edges: one registration per GPU
+ * cluster, the account settings, and the upgrade steps `facts` put in place, each after its prerequisites in
+ * force among the releases and steps the stack has.
+ */
+function stepNodes(
+  s: CheckedStack,
+  facts: StepConditions,
+  enabled: ReadonlySet<string>,
+  nodes: GraphNode[],
+  edges: GraphEdge[],
+) {
+  const c = controlConfig(s);
+  const st = s.file.stack;
+  const steps = CONTROL_PLANE_STEPS.filter((spec) => stepInPlace(spec, facts));
+  const present = new Set(steps.map((spec) => spec.name));
+  for (const spec of steps) {
+    const instances: GraphNode[] = spec.perGpuCluster
+      ? c.gpuClusters.map((g) => ({
+          id: nodeId(st, `register-${g.name}`),
+          label: [`registration ${g.name}`, `${spec.what} (${g.region})`, "later changes keep its IDs"],
+        }))
+      : [
+          {
+            id: nodeId(st, spec.name),
+            label: [
+              spec.name === "account-settings" ? `account settings ${accountName(c)}` : spec.name,
+              spec.what,
+            ],
+          },
+        ];
+    for (const node of instances) {
+      nodes.push(node);
+      for (const need of activeStepNeeds(spec, facts)) {
+        const from = "release" in need ? need.release : need.step;
+        if ("release" in need ? !enabled.has(from) : !present.has(need.step)) continue;
+        edges.push({ from: nodeId(st, from), to: node.id, kind: need.kind, reason: need.reason });
+      }
+    }
+  }
 }
 
-function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
+function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[], upgrade?: UpgradePlan) {
   const cfg = s.config;
   const st = s.file.stack;
-  const flags = cfg.plane === "control" ? controlFlags(controlConfig(s)) : computeFlags(computeConfig(s));
-  const list = releasesOf(s);
+  const { flags, inCatalogOrder: list } = stackReleases(cfg);
   const nodes: GraphNode[] = list.map((r) => ({
     id: nodeId(st, r.name),
     label: [r.name, `${r.chart} ${chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides)}`],
@@ -125,19 +154,17 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
         kind: "Gateway",
         reason: "the routes attach to the Gateway's listeners",
       });
-    for (const g of c.gpuClusters) {
-      const id = nodeId(st, `register-${g.name}`);
-      nodes.push({
-        id,
-        label: [
-          `registration ${g.name}`,
-          `nvcf-cli cluster register (${g.region})`,
-          "later changes keep its IDs",
-        ],
-      });
-      for (const [rel, why] of Object.entries(REGISTRATION_NEEDS))
-        if (enabled.has(rel)) edges.push({ from: nodeId(st, rel), to: id, ...why });
-    }
+    stepNodes(
+      s,
+      {
+        flags,
+        openbaoPhase: upgrade !== undefined && upgrade.moving && upgrade.openbaoPhase,
+        cassandraAdopted: upgrade?.cassandraAdopted ?? false,
+      },
+      enabled,
+      nodes,
+      edges,
+    );
     groups.push({
       id: ident(st),
       label: `${st}: control plane${ctx ? ` (${ctx})` : ""}`,
@@ -165,13 +192,20 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[]) {
 
 /**
  * The graph of checked stacks (pure). Input: the control stack and its compute stacks, validated
- * (cli/preflight/context.ts `checkedStack`). Output: groups and edges; every catalog edge whose condition is
- * on and whose target is enabled appears once, with the catalog's reason.
+ * (cli/preflight/context.ts `checkedStack`), and optionally the control plane's upgrade plan for the run
+ * (upgrade/plan.ts `planUpgrade`), which decides the upgrade steps in place and the edges of a move; without it,
+ * the steps of a first install (no move, Cassandra's data in its chart's own layout). Output: groups and edges;
+ * every catalog edge (of a release or a step) whose condition holds and whose target is in place appears once,
+ * with the catalog's reason.
  */
-export function releaseGraph(control: CheckedStack, compute: readonly CheckedStack[]): ReleaseGraph {
+export function releaseGraph(
+  control: CheckedStack,
+  compute: readonly CheckedStack[],
+  upgrade?: UpgradePlan,
+): ReleaseGraph {
   const groups: GraphGroup[] = [];
   const edges: GraphEdge[] = [];
-  stackGroup(control, groups, edges);
+  stackGroup(control, groups, edges, upgrade);
   const registered = new Set(controlConfig(control).gpuClusters.map((g) => g.name));
   for (const s of compute) {
     stackGroup(s, groups, edges);

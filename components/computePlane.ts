@@ -10,14 +10,12 @@ import {
   activeNeeds,
   chartVersion,
   configNamespaces,
-  enabledReleases,
-  inDependencyOrder,
   resolveNamespace,
 } from "../catalog/releases";
 import { isDevStack } from "../config/stackName";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues, inotifyImages, operatorIdentity } from "../values/compute";
-import { computeFlags } from "../config/flags";
+import type { StackReleases } from "../config/stackReleases";
 import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
@@ -36,6 +34,8 @@ export function computeReleaseNamespace(r: ReleaseSpec, cfg: ComputePlaneConfig)
 
 export interface ComputePlaneArgs {
   config: ComputePlaneConfig;
+  /** What the stack installs (config/stackReleases.ts `stackReleases` of `config`), computed by the stack program. */
+  releases: StackReleases;
   /** What the control plane hands this cluster (registration identity, URLs, registry). */
   inputs: pulumi.Output<ComputeInputs>;
   /** Registry key (secret) for pull secrets; undefined when none are created. */
@@ -137,8 +137,7 @@ export class ComputePlane extends pulumi.ComponentResource {
   constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ComputePlane", name, {}, opts);
     const cfg = args.config;
-    const flags = computeFlags(cfg);
-    const releases = inDependencyOrder(enabledReleases("compute", cfg.bundleVersion, flags), flags);
+    const { flags, releases } = args.releases;
     // VictoriaMetrics holds the cluster's metrics: protected as on the control plane (nvcf:protectStatefulData).
     const protect = cfg.protectStatefulData ?? !isDevStack(pulumi.getStack());
     const nsList = new Set<string>([

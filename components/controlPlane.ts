@@ -11,10 +11,9 @@ import {
   activeNeeds,
   chartVersion,
   configNamespaces,
-  enabledReleases,
-  inDependencyOrder,
   resolveNamespace,
 } from "../catalog/releases";
+import { type StepConditions, type StepName, activeStepNeeds, stepSpec } from "../catalog/steps";
 import { isDevStack } from "../config/stackName";
 import type { ControlPlaneConfig } from "../config/schema";
 import type { RegistrationRecord as Registration } from "../contract/controlPlane";
@@ -24,7 +23,7 @@ import {
   controlValues,
   sidecarUser,
 } from "../values/control";
-import { controlFlags } from "../config/flags";
+import type { StackReleases } from "../config/stackReleases";
 import { accountName, managedCredentials } from "../config/accounts";
 import { dockerAuth } from "../config/credentials";
 import { serviceHosts } from "../config/routes";
@@ -58,6 +57,8 @@ export interface GpuClusterAccess {
 
 export interface ControlPlaneArgs {
   config: ControlPlaneConfig;
+  /** What the stack installs (config/stackReleases.ts `stackReleases` of `config`), computed by the stack program. */
+  releases: StackReleases;
   secrets: ControlPlaneSecrets;
   /** Access to each GPU cluster listed in `config.gpuClusters`, by name. */
   gpuClusters: Record<string, GpuClusterAccess>;
@@ -104,8 +105,9 @@ export function releaseNamespace(spec: ReleaseSpec, cfg: ControlPlaneConfig): st
 
 /** What `ControlPlane`'s first step hands to its second. */
 interface FirstStep {
-  flags: ReturnType<typeof controlFlags>;
-  releases: ReleaseSpec[];
+  flags: StackReleases["flags"];
+  /** The releases in dependency order. */
+  releases: readonly ReleaseSpec[];
   protect: boolean;
   namespaces: Namespaces;
   /** A namespace's name as an Input that waits for the Namespace (names the program does not create pass through). */
@@ -184,8 +186,7 @@ export class ControlPlane extends pulumi.ComponentResource {
   private constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
     super("nvcf:index:ControlPlane", name, {}, opts);
     const cfg = args.config;
-    const flags = controlFlags(cfg);
-    const releases = inDependencyOrder(enabledReleases("control", cfg.bundleVersion, flags), flags);
+    const { flags, releases } = args.releases;
     const protect = cfg.protectStatefulData ?? !isDevStack(pulumi.getStack());
     this.hosts = serviceHosts(cfg.domain);
 
@@ -350,7 +351,13 @@ export class ControlPlane extends pulumi.ComponentResource {
       ...Object.fromEntries(gateway.releases.map((r) => [ENVOY_GATEWAY_RELEASE, r])),
     });
 
-    // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
+    // The steps that are not releases wait for the releases the catalog lists for them (catalog/steps.ts).
+    const plan = args.upgrade?.plan;
+    const facts: StepConditions = {
+      flags,
+      openbaoPhase: plan !== undefined && plan.moving && plan.openbaoPhase,
+      cassandraAdopted: plan?.cassandraAdopted ?? false,
+    };
     const endpoints = this.gatewayUrl.apply((u) => ({
       gatewayUrl: u,
       hosts: {
@@ -361,9 +368,8 @@ export class ControlPlane extends pulumi.ComponentResource {
       },
       ncaId: cfg.ncaId,
     }));
-    const regDeps = ["sis", "admin-issuer-proxy", "api-keys", "ingress", "openbao-server"]
-      .map((n) => this.releases[n])
-      .filter((x): x is NvcfRelease => x !== undefined);
+    // GPU cluster registration: needs SIS and the admin-token route reachable, and OpenBao's issuer discovery.
+    const regDeps = this.stepDependsOn("registration", facts);
     const regs: Record<string, pulumi.Output<Registration>> = {};
     const regResources: pulumi.Resource[] = [];
     for (const c of cfg.gpuClusters) {
@@ -392,9 +398,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     // Account settings after install: the account exists once the api release (and its bootstrap hook) is done;
     // the CLI reaches the API through the gateway routes with an admin token from admin-issuer-proxy and api-keys.
     // In a bundle move these are the releases at the new bundle, so the commands follow the move's phases too.
-    const accountDeps = ["api", "ingress", "admin-issuer-proxy", "api-keys", "openbao-server"]
-      .map((n) => this.releases[n])
-      .filter((x): x is NvcfRelease => x !== undefined);
+    const accountDeps = this.stepDependsOn("account-settings", facts);
     this.accounts = new AccountSettings(
       `${name}-account`,
       {
@@ -421,6 +425,16 @@ export class ControlPlane extends pulumi.ComponentResource {
     this.registerOutputs({ gatewayAddress: this.gatewayAddress, registrations: this.registrations });
   }
 
+  /**
+   * The releases a step waits for: its prerequisites in force (catalog/steps.ts `activeStepNeeds`) that are
+   * releases this component registered, in the order of the step's list.
+   */
+  private stepDependsOn(step: StepName, facts: StepConditions): NvcfRelease[] {
+    return activeStepNeeds(stepSpec(step), facts)
+      .map((n) => ("release" in n ? this.releases[n.release] : undefined))
+      .filter((x): x is NvcfRelease => x !== undefined);
+  }
+
   /** The upgrade steps of this control plane (see `ControlPlaneArgs.upgrade`). */
   private upgradeStepsFor(
     name: string,
@@ -439,6 +453,7 @@ export class ControlPlane extends pulumi.ComponentResource {
       {
         plan: upgrade.plan,
         access: upgrade.access,
+        flags,
         phaseExempt: exempt,
         ...(flags.openbao ? { openbaoNamespace: "vault-system" } : {}),
         ...(flags.cassandra

@@ -22,6 +22,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
+import type { EnableFlag } from "../catalog/releases";
+import { type StepConditions, type StepName, activeStepNeeds, stepSpec } from "../catalog/steps";
 import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import type { NvcfRelease } from "./release";
 import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "../upgrade/plan";
@@ -89,6 +91,8 @@ export interface CassandraStepArgs {
 export interface UpgradeStepsArgs {
   plan: UpgradePlan;
   access: StepAccess;
+  /** The control plane's enable flags (config/stackReleases.ts), for the conditions of the steps' prerequisites. */
+  flags: Readonly<Record<EnableFlag, boolean>>;
   /** OpenBao's namespace, when OpenBao is enabled. */
   openbaoNamespace?: string;
   /** Set when Cassandra is enabled. */
@@ -102,13 +106,16 @@ export interface UpgradeStepsArgs {
 
 /**
  * The steps of one control plane and the order they impose, created as the releases are (the ControlPlane asks
- * `before` for a release's extra prerequisites, then hands the release to `after`). Children of `parent`.
- * Outputs: `done`, the steps whose completion the stack's `bundleVersion` output waits for.
+ * `before` for a release's extra prerequisites, then hands the release to `after`). Children of `parent`. Each
+ * step waits for its prerequisites of the catalog (catalog/steps.ts); the releases that wait for the steps are
+ * decided here (`before`). Outputs: `done`, the steps whose completion the stack's `bundleVersion` output waits for.
  */
 export class UpgradeSteps {
   private rollout?: command.local.Command;
   private prepare?: command.local.Command;
   private verify?: command.local.Command;
+  /** The releases handed to `after` so far, by name: the targets of the steps' prerequisites. */
+  private readonly releases = new Map<string, pulumi.Resource>();
   /** Every step created, in order. */
   readonly done: command.local.Command[] = [];
 
@@ -117,6 +124,28 @@ export class UpgradeSteps {
     private readonly args: UpgradeStepsArgs,
     private readonly parent: pulumi.Resource,
   ) {}
+
+  /** The facts that decide which of the steps' prerequisites are in force (catalog/steps.ts). */
+  private get facts(): StepConditions {
+    const plan = this.args.plan;
+    return {
+      flags: this.args.flags,
+      openbaoPhase: plan.moving && plan.openbaoPhase,
+      cassandraAdopted: this.adopting,
+    };
+  }
+
+  /** What a step waits for: its prerequisites in force (catalog/steps.ts), among the releases and steps created. */
+  private needsOf(step: StepName): pulumi.Resource[] {
+    const steps: Partial<Record<StepName, pulumi.Resource>> = {
+      "openbao-rollout": this.rollout,
+      "cassandra-adoption-prepare": this.prepare,
+      "cassandra-adoption-verify": this.verify,
+    };
+    return activeStepNeeds(stepSpec(step), this.facts)
+      .map((n) => ("release" in n ? this.releases.get(n.release) : steps[n.step]))
+      .filter((r): r is pulumi.Resource => r !== undefined);
+  }
 
   /** Whether the Cassandra adoption steps are in place (see the module comment). */
   get adopting(): boolean {
@@ -141,7 +170,7 @@ export class UpgradeSteps {
         this.prepare = this.cassandraStep(
           "cassandra-adoption-prepare",
           CASSANDRA_PREPARE,
-          openbaoEnd ? [openbaoEnd] : [],
+          this.needsOf("cassandra-adoption-prepare"),
           { NVCFP_SOURCE_UID: this.args.cassandra?.source ?? "" },
         );
         return [this.prepare];
@@ -155,6 +184,7 @@ export class UpgradeSteps {
 
   /** Creates the steps that follow a release: OpenBao's rollout, the adoption's second half. */
   after(release: string, rel: NvcfRelease): void {
+    this.releases.set(release, rel);
     if (release === "openbao-server" && this.args.openbaoNamespace !== undefined) {
       this.rollout = this.step(
         "openbao-rollout",
@@ -164,11 +194,15 @@ export class UpgradeSteps {
           NVCFP_STATEFULSET: "openbao-server",
           NVCFP_REVISION: rel.release.status.revision.apply((r) => String(r)),
         },
-        [rel],
+        this.needsOf("openbao-rollout"),
       );
     }
     if (release === "cassandra" && this.adopting) {
-      this.verify = this.cassandraStep("cassandra-adoption-verify", CASSANDRA_VERIFY, [rel]);
+      this.verify = this.cassandraStep(
+        "cassandra-adoption-verify",
+        CASSANDRA_VERIFY,
+        this.needsOf("cassandra-adoption-verify"),
+      );
     }
   }
 

@@ -9,7 +9,7 @@ import * as yaml from "js-yaml";
 import type { z } from "zod";
 import { type KubeconfigView, ambientKubeconfigView, kubeconfigServer } from "../kube/kubeconfig";
 import type { ChartSourceSettings } from "../catalog/sources";
-import { computeFlags, controlFlags } from "./flags";
+import { stackReleases } from "./stackReleases";
 import { chartKeysFromSources } from "./chartKeys";
 import { allowListProblems } from "./installed";
 import { type ChartKeysFor, namespaceProblems, releaseValuesKeyProblems } from "./meaning";
@@ -471,8 +471,7 @@ export function validateConfig(
     }
     // Config that cannot mean anything (config/meaning.ts) and overrides naming no setting (config/installed.ts).
     const cfg = result.data as StackConfig;
-    const flags = cfg.plane === "compute" ? computeFlags(cfg) : controlFlags(cfg);
-    const checked = releaseValuesKeyProblems(cfg, flags, env.chartKeys?.(cfg.charts));
+    const checked = releaseValuesKeyProblems(cfg, stackReleases(cfg), env.chartKeys?.(cfg.charts));
     const known = new Set(problems.map((p) => p.key));
     problems.push(
       ...[...checked.problems, ...allowListProblems(cfg.plane, cfg.allowInstalledChanges)].filter(

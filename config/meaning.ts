@@ -11,18 +11,13 @@
  *   hostname and path on two HTTPRoutes, a hostname on an HTTPRoute and a GRPCRoute, or on two GRPCRoutes, and
  *   two TCPRoutes on one TCP listener (config/routes.ts `routeAttachments`).
  */
-import {
-  COMPUTE_PLANE_RELEASES,
-  CONTROL_PLANE_RELEASES,
-  type EnableFlag,
-  type ReleaseSpec,
-  chartVersion,
-} from "../catalog/releases";
+import { type ReleaseSpec, chartVersion } from "../catalog/releases";
 import { valueAt } from "./paths";
 import { routeAttachments } from "./routes";
 import type { ChartKeysLookup, KeyNode } from "./chartKeys";
 import { type Problem, describe } from "./problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "./schema";
+import type { StackReleases } from "./stackReleases";
 
 const K = (path: string) => `nvcf:${path}`;
 
@@ -75,15 +70,6 @@ export interface ReleaseValuesCheck {
 const isMap = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The releases of a config's plane that it installs (on in the config, shipped by the bundle). */
-function installedSpecs(
-  cfg: ControlPlaneConfig | ComputePlaneConfig,
-  flags: Record<EnableFlag, boolean>,
-): ReleaseSpec[] {
-  const list = cfg.plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES;
-  return list.filter((r) => flags[r.enabled] && r.versions[cfg.bundleVersion] !== undefined);
-}
-
 /** The marks of `nvcf:releaseValuesUnchecked` as key paths (`<release>.<key>…`, split on dots). */
 function markPaths(marks: readonly string[]): string[][] {
   return marks.map((m) => m.split("."));
@@ -101,7 +87,8 @@ function holds(rv: Record<string, unknown>, path: readonly string[]): boolean {
 
 /**
  * Every `nvcf:releaseValues` key the chart of its release does not declare, at every depth (pure). Input: the
- * validated config, its catalog flags, and how to find a chart's keys (undefined: only the marks are checked).
+ * validated config, the releases it installs (config/stackReleases.ts `stackReleases`), and how to find a chart's
+ * keys (undefined: only the marks are checked).
  * Output: problems (each naming the key,
  * the chart and version and what it declares there, the nearest declared key, and the fix: remove it, or mark
  * it with `nvcf:releaseValuesUnchecked`); marks that name nothing set; and notes for the preview: each marked
@@ -111,7 +98,7 @@ function holds(rv: Record<string, unknown>, path: readonly string[]): boolean {
  */
 export function releaseValuesKeyProblems(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
-  flags: Record<EnableFlag, boolean>,
+  installed: StackReleases,
   chartKeys: ChartKeysFor | undefined,
 ): ReleaseValuesCheck {
   const out: ReleaseValuesCheck = { problems: [], notes: [] };
@@ -127,7 +114,7 @@ export function releaseValuesKeyProblems(
       });
   });
   if (!chartKeys) return out;
-  const specs = installedSpecs(cfg, flags);
+  const specs = installed.inCatalogOrder;
   const nextMark = cfg.releaseValuesUnchecked.length;
   let pendingMarks = 0;
   for (const [release, override] of Object.entries(cfg.releaseValues)) {

@@ -8,7 +8,6 @@ import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as yaml from "js-yaml";
 import * as pulumi from "@pulumi/pulumi";
-import { enabledReleases } from "../catalog/releases";
 import { ComputePlane, computeReleaseNamespace } from "../components/computePlane";
 import { PROJECT_DIR } from "../components/release";
 import { recoverReleases } from "../recovery/recover";
@@ -17,8 +16,8 @@ import type { ComputePlaneConfig } from "../config/schema";
 import { MAINTENANCE_OUTPUT, accountIsolationChangeProblems, maintenanceRecord } from "../config/maintenance";
 import { CONTRACT_VERSION, type ControlPlanePlainOutputs, readControlPlane } from "../contract/controlPlane";
 import { type ComputeInputs } from "../values/compute";
-import { computeFlags } from "../config/flags";
-import { installedOutputs, readDeployed, refuseInstalledChanges } from "./installedSettings";
+import { stackReleases } from "../config/stackReleases";
+import { installedOutputs, readDeployed, refuseInstalledChanges, stackLog } from "./installedSettings";
 import { computeUpgradePlan } from "./upgrade";
 import { RELEASE_INPUTS_OUTPUT, ServerDryRun } from "../engine/dryRun";
 
@@ -180,7 +179,9 @@ export async function computePlaneStack(
   // What the last `pulumi up` deployed (one read of this stack's own outputs): settings that cannot change in place
   // are refused before anything else.
   const previous = await readDeployed();
-  refuseInstalledChanges(pulumi.getStack(), cfg, previous);
+  // What the stack installs, computed once here and handed to everything below (config/stackReleases.ts).
+  const releases = stackReleases(cfg);
+  refuseInstalledChanges(pulumi.getStack(), cfg, previous, stackLog, releases);
   // NVIDIA: AccountIsolation changes only while the cluster drains (config/maintenance.ts).
   const toggled = accountIsolationChangeProblems(cfg, previous.values[MAINTENANCE_OUTPUT]);
   if (toggled.length > 0) throw new ConfigError(pulumi.getStack(), toggled);
@@ -212,7 +213,7 @@ export async function computePlaneStack(
         `upgraded first (nvcf up --env ${cfg.controlPlaneStack.split("/").pop()} runs them in order)`,
       pulumi.runtime.getStackResource(),
     );
-  checked(() => computeUpgradePlan(cfg, previous, plain));
+  checked(() => computeUpgradePlan(cfg, releases, previous, plain));
   if (!plain || problems.length > 0) throw new ConfigError(pulumi.getStack(), problems);
   const inputs = pulumi.output(plain);
   await requireRegistryKey(ref, cfg);
@@ -228,7 +229,7 @@ export async function computePlaneStack(
   // Interrupted or failed earlier runs: stale Helm records and leftover hooks are cleared, lost releases adopted.
   const adopt = await recoverReleases({
     access: { kubectl: cfg.kubectlPath, context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
-    releases: enabledReleases("compute", cfg.bundleVersion, computeFlags(cfg)).map((r) => ({
+    releases: releases.inCatalogOrder.map((r) => ({
       name: r.name,
       namespace: computeReleaseNamespace(r, cfg),
       timeoutSeconds: cfg.charts.timeoutSeconds,
@@ -253,6 +254,7 @@ export async function computePlaneStack(
     "nvcf",
     {
       config: cfg,
+      releases,
       inputs,
       adopt,
       watch: dryRun.watch,
@@ -273,7 +275,7 @@ export async function computePlaneStack(
     // What each release was given (secret digests): the next preview dry-runs only the releases whose inputs differ.
     [RELEASE_INPUTS_OUTPUT]: pulumi.output(plane.inputDigests) as pulumi.Output<unknown>,
     bundleVersion: atBundle,
-    ...installedOutputs(cfg, statuses),
+    ...installedOutputs(cfg, releases, statuses),
     clusterName: pulumi.output(cfg.clusterName),
     clusterID: inputs.clusterID,
     clusterGroupID: inputs.clusterGroupID,

@@ -4,7 +4,6 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { enabledReleases } from "../catalog/releases";
 import {
   ControlPlane,
   type ControlPlaneArgs,
@@ -20,13 +19,14 @@ import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
 import { toStackOutputs } from "../contract/controlPlane";
 import { ACCOUNT_SETTINGS_OUTPUT, accountChangeRules, readDeployedAccountSettings } from "../config/accounts";
-import { controlFlags } from "../config/flags";
+import { type StackReleases, stackReleases } from "../config/stackReleases";
 import { kubeconfigServer, kubeconfigForContext } from "../kube/kubeconfig";
 import {
   DEPLOYED_OUTPUT_NAMES,
   installedChangeProblems,
   installedOutputs,
   readDeployed,
+  stackLog,
 } from "./installedSettings";
 import { Acknowledgements, afterSettled, publishAsKnown } from "../engine/outputs";
 import { controlUpgradePlan } from "./upgrade";
@@ -38,11 +38,15 @@ const secretOf = (v: string | undefined) => (v === undefined ? undefined : pulum
 /**
  * The Helm releases of the control-plane stack that recovery (recovery/recover.ts) looks after: every
  * enabled catalog release in its namespace, and Envoy Gateway's release `eg` in `gateway.controllerNamespace`
- * when `gateway.install` is on (components/gateway.ts). Output: one `ReleaseRef` each, with the stack's Helm
- * timeout (seconds) and the catalog's rerunnable install hooks.
+ * when `gateway.install` is on (components/gateway.ts). Input: the config and what it installs (default: its
+ * `stackReleases`). Output: one `ReleaseRef` each, in catalog order, with the stack's Helm timeout (seconds) and
+ * the catalog's rerunnable install hooks.
  */
-export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
-  const refs: ReleaseRef[] = enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => ({
+export function controlRecoveryReleases(
+  cfg: ControlPlaneConfig,
+  releases: StackReleases = stackReleases(cfg),
+): ReleaseRef[] {
+  const refs: ReleaseRef[] = releases.inCatalogOrder.map((r) => ({
     name: r.name,
     namespace: releaseNamespace(r, cfg),
     timeoutSeconds: cfg.charts.timeoutSeconds,
@@ -71,6 +75,8 @@ export function controlRecoveryReleases(cfg: ControlPlaneConfig): ReleaseRef[] {
 export async function controlPlaneStack(
   cfg: ControlPlaneConfig,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
+  // What the stack installs, computed once here and handed to everything below (config/stackReleases.ts).
+  const releases = stackReleases(cfg);
   // What the last `pulumi up` deployed (one read of this stack's own outputs, with the control plane's own
   // `clusterRegistrations`): a setting that cannot change in place, a registration cannot take, or the API cannot
   // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
@@ -81,9 +87,9 @@ export async function controlPlaneStack(
   const problems = [
     ...identityProblems(cfg, deployed),
     ...accountChangeRules(cfg, readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT])),
-    ...installedChangeProblems(cfg, previous),
+    ...installedChangeProblems(cfg, previous, stackLog, releases),
   ];
-  const plan = controlUpgradePlan(cfg, previous, problems);
+  const plan = controlUpgradePlan(cfg, releases, previous, problems);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched. In a rehearsal
   // (cli/verbs/rehearse.ts) the contexts reach replicas, but nvcf-cli is handed the real clusters' access, read
   // from the kubeconfig the rehearsal names, so the registrations' inputs are those of the real run.
@@ -120,7 +126,7 @@ export async function controlPlaneStack(
     ? Promise.resolve({})
     : recoverReleases({
         access: { kubectl: "kubectl", context: cfg.kubernetes.context, kubeconfig: cfg.kubeconfig },
-        releases: controlRecoveryReleases(cfg),
+        releases: controlRecoveryReleases(cfg, releases),
         stack: stackName,
         dryRun: pulumi.runtime.isDryRun(),
       });
@@ -158,6 +164,7 @@ export async function controlPlaneStack(
     });
     return await buildControlPlane(
       cfg,
+      releases,
       gpuClusters,
       provider,
       stackName,
@@ -176,6 +183,7 @@ export async function controlPlaneStack(
 /** The rest of `controlPlaneStack`: the component, DNS records and the outputs. */
 async function buildControlPlane(
   cfg: ControlPlaneConfig,
+  releases: StackReleases,
   gpuClusters: Record<string, GpuClusterAccess>,
   provider: k8s.Provider,
   stackName: string,
@@ -189,6 +197,7 @@ async function buildControlPlane(
     {
       // Secret leaves of nvcf:releaseValues stay secret, each by itself (config/load.ts).
       config: { ...cfg, releaseValues: withSecretReleaseValues(cfg.releaseValues, stackFileText()) },
+      releases,
       secrets: {
         registryKey: secretOf(cfg.registryKey),
         chartRegistryPassword: secretOf(cfg.chartRegistryPassword),
@@ -242,7 +251,7 @@ async function buildControlPlane(
     : { cassandraDataLayout: pulumi.output(layout) };
   // The settings that cannot change in place, as deployed, for the next run to compare (stacks/installedSettings.ts), and
   // what the account got (config/accounts.ts): the next run refuses the changes the API cannot make to it.
-  const installed = installedOutputs(cfg, statuses, cp.cassandraPassword);
+  const installed = installedOutputs(cfg, releases, statuses, cp.cassandraPassword);
   const accountSettings = { [ACCOUNT_SETTINGS_OUTPUT]: cp.accounts.settings as pulumi.Output<unknown> };
   // What each release was given (secret digests), once it is deployed: the next preview dry-runs only the
   // releases whose inputs differ (engine/dryRun.ts).

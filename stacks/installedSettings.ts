@@ -11,7 +11,6 @@
  * the output's name to `DEPLOYED_OUTPUT_NAMES` (and exports that output itself).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { enabledReleases } from "../catalog/releases";
 import {
   INSTALLED_SETTINGS,
   type InstalledDigests,
@@ -23,7 +22,7 @@ import {
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { blankComputeInputs, computeValues } from "../values/compute";
-import { computeFlags, controlFlags } from "../config/flags";
+import { type StackReleases, stackReleases } from "../config/stackReleases";
 import { ACCOUNT_SETTINGS_OUTPUT } from "../config/accounts";
 import { MAINTENANCE_OUTPUT } from "../config/maintenance";
 import { type ControlSecrets, controlValues } from "../values/control";
@@ -75,24 +74,29 @@ const NO_CONTROL_SECRETS: ControlSecrets<string> = {
 
 /**
  * The installed record of a stack's config (config/installed.ts `installedRecord`) with the values its releases
- * get (`nvcf:releaseValues` merged). Input: a validated config of either plane. Output: the plain record and
- * the digests of its secret paths; the Cassandra password's digest is not in them (see `passwordDigests`).
+ * get (`nvcf:releaseValues` merged). Input: a validated config of either plane and what it installs (default:
+ * its `stackReleases`). Output: the plain record and the digests of its secret paths; the Cassandra password's
+ * digest is not in them (see `passwordDigests`).
  */
-export function installedOf(cfg: ControlPlaneConfig | ComputePlaneConfig): {
+export function installedOf(
+  cfg: ControlPlaneConfig | ComputePlaneConfig,
+  releases: StackReleases = stackReleases(cfg),
+): {
   record: InstalledRecord;
   digests: InstalledDigests;
 } {
+  const names = releases.inCatalogOrder.map((r) => r.name);
   if (cfg.plane === "control")
     return installedRecord({
       plane: "control",
-      releases: enabledReleases("control", cfg.bundleVersion, controlFlags(cfg)).map((r) => r.name),
+      releases: names,
       values: (r) => controlValues(r, cfg, NO_CONTROL_SECRETS),
       cassandraPassword: !cfg.cassandra.enabled ? undefined : cfg.cassandraPassword ? "config" : "generated",
     });
   const c = cfg as ComputePlaneConfig;
   return installedRecord({
     plane: "compute",
-    releases: enabledReleases("compute", c.bundleVersion, computeFlags(c)).map((r) => r.name),
+    releases: names,
     // The control plane's inputs: no path of the record reads them.
     values: (r) => computeValues(r, c, blankComputeInputs()),
   });
@@ -113,17 +117,18 @@ const isRecord = (v: unknown): v is InstalledRecord =>
 /**
  * Every change of a setting that cannot change in place against what this stack deployed (config/installed.ts
  * `installedChanges`), as config problems; prints the preview's lines about the others. Input: the validated
- * config, what `readDeployed` returned, and where the lines go (default: the engine's log). Output: the refused
- * changes (none on a first run).
+ * config, what `readDeployed` returned, where the lines go (default: the engine's log) and what the config
+ * installs (default: its `stackReleases`). Output: the refused changes (none on a first run).
  */
 export function installedChangeProblems(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
   previous: PreviousOutputs,
   log: { info(m: string): void; warn(m: string): void } = stackLog,
+  releases: StackReleases = stackReleases(cfg),
 ): Problem[] {
   const prev = previous.values[INSTALLED_OUTPUT];
   if (!isRecord(prev)) return [];
-  const { record, digests } = installedOf(cfg);
+  const { record, digests } = installedOf(cfg, releases);
   const password = cfg.plane === "control" ? (cfg as ControlPlaneConfig).cassandraPassword : undefined;
   const result = installedChanges(
     {
@@ -148,23 +153,26 @@ export function refuseInstalledChanges(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
   previous: PreviousOutputs,
   log: { info(m: string): void; warn(m: string): void } = stackLog,
+  releases: StackReleases = stackReleases(cfg),
 ): void {
-  const problems = installedChangeProblems(cfg, previous, log);
+  const problems = installedChangeProblems(cfg, previous, log, releases);
   if (problems.length > 0) throw new ConfigError(stack, problems);
 }
 
 /**
  * The stack outputs that record the installed settings once the releases carrying them are deployed:
  * `installed` (plain) and `installedDigests` (secret; with the digest of `password`, the Cassandra password the
- * releases got, when given). Input: the config, each release's status by name, and the password (control
- * plane). Output: the two outputs, each known once every release of the record reports a status.
+ * releases got, when given). Input: the config, what it installs (config/stackReleases.ts), each release's
+ * status by name, and the password (control plane). Output: the two outputs, each known once every release of
+ * the record reports a status.
  */
 export function installedOutputs(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
+  releases: StackReleases,
   statuses: Record<string, pulumi.Output<unknown>>,
   password?: pulumi.Output<string>,
 ): Record<string, pulumi.Output<unknown>> {
-  const { record, digests } = installedOf(cfg);
+  const { record, digests } = installedOf(cfg, releases);
   const gates = Object.keys(record.settings)
     .map((id) => INSTALLED_RELEASE_OF.get(id))
     .filter((r): r is string => r !== undefined && statuses[r] !== undefined)

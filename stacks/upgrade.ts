@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { type UpgradePlan, computeSubject, controlSubject, formatPlan, planUpgrade } from "../upgrade/plan";
 import { ConfigError, type Problem } from "../config/problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
+import type { StackReleases } from "../config/stackReleases";
 import type { ComputeInputs } from "../values/compute";
 import type { PreviousOutputs } from "../engine/previous";
 
@@ -16,20 +17,21 @@ function logPlan(plan: UpgradePlan): void {
 }
 
 /**
- * The control plane's plan. Input: the validated config, the stack's previous outputs, and the problems the
- * program's other refusals found in the same config (config/problems.ts). Output: the plan, logged when it moves.
- * Throws `ConfigError` listing those problems and the planner's own together when there is any; nothing is
- * logged then.
+ * The control plane's plan. Input: the validated config, what it installs (config/stackReleases.ts), the stack's
+ * previous outputs, and the problems the program's other refusals found in the same config (config/problems.ts).
+ * Output: the plan, logged when it moves. Throws `ConfigError` listing those problems and the planner's own
+ * together when there is any; nothing is logged then.
  */
 export function controlUpgradePlan(
   cfg: ControlPlaneConfig,
+  releases: StackReleases,
   previous: PreviousOutputs,
   earlier: readonly Problem[] = [],
 ): UpgradePlan {
   let plan: UpgradePlan | undefined;
   const problems = [...earlier];
   try {
-    plan = planUpgrade(controlSubject(cfg, pulumi.getStack()), previous.values);
+    plan = planUpgrade(controlSubject(cfg, pulumi.getStack(), releases), previous.values);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     problems.push(...e.problems);
@@ -40,16 +42,17 @@ export function controlUpgradePlan(
 }
 
 /**
- * A compute plane's plan. Input: the validated config, the stack's previous outputs, and the inputs the control
- * plane hands it (for comparing values; undefined when they could not be built). Output: the plan. Throws
- * `ConfigError` when the move is refused.
+ * A compute plane's plan. Input: the validated config, what it installs (config/stackReleases.ts), the stack's
+ * previous outputs, and the inputs the control plane hands it (for comparing values; undefined when they could
+ * not be built). Output: the plan. Throws `ConfigError` when the move is refused.
  */
 export function computeUpgradePlan(
   cfg: ComputePlaneConfig,
+  releases: StackReleases,
   previous: PreviousOutputs,
   inputs: ComputeInputs | undefined,
 ): UpgradePlan {
-  const plan = planUpgrade(computeSubject(cfg, pulumi.getStack(), inputs), previous.values);
+  const plan = planUpgrade(computeSubject(cfg, pulumi.getStack(), inputs, releases), previous.values);
   logPlan(plan);
   return plan;
 }

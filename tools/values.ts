@@ -19,18 +19,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import {
-  type ReleaseSpec,
-  chartVersion,
-  configNamespaces,
-  enabledReleases,
-  inDependencyOrder,
-} from "../catalog/releases";
+import { type ReleaseSpec, chartVersion, configNamespaces } from "../catalog/releases";
 import { validateConfig } from "../config/load";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { SECRET_KEYS } from "../config/schema";
 import { computeValues, type ComputeInputs } from "../values/compute";
-import { computeFlags, controlFlags } from "../config/flags";
+import { type StackReleases, stackReleases } from "../config/stackReleases";
 import { controlValues, sidecarUser, type ControlSecrets } from "../values/control";
 import { dockerAuth } from "../config/credentials";
 import { serviceHosts } from "../config/routes";
@@ -136,7 +130,6 @@ export function stackValues(stack: string, opts: StackValuesOptions = {}): Recor
   };
   if (cfg.plane === "control") {
     const c = cfg as ControlPlaneConfig;
-    const flags = controlFlags(c);
     const secrets: ControlSecrets<string> =
       mode === "marker"
         ? {
@@ -153,23 +146,22 @@ export function stackValues(stack: string, opts: StackValuesOptions = {}): Recor
               dockerAuth(rc.username, c.functionRegistryKey ?? c.registryKey ?? ""),
             ),
           };
-    return releasesOf("control", c, flags, ns, (r) => controlValues(r, c, secrets));
+    return releasesOf(c, stackReleases(c), ns, (r) => controlValues(r, c, secrets));
   }
   const c = cfg as ComputePlaneConfig;
   const inputs = computeInputsFor(c, root, opts);
-  return releasesOf("compute", c, computeFlags(c), ns, (r) => computeValues(r, c, inputs));
+  return releasesOf(c, stackReleases(c), ns, (r) => computeValues(r, c, inputs));
 }
 
-/** The enabled releases of a plane in dependency order, each with its chart, pinned version, namespace and values. */
+/** The releases a stack installs in dependency order, each with its chart, pinned version, namespace and values. */
 function releasesOf(
-  plane: "control" | "compute",
   cfg: ControlPlaneConfig | ComputePlaneConfig,
-  flags: Parameters<typeof enabledReleases>[2],
+  installed: StackReleases,
   ns: (r: ReleaseSpec) => string,
   values: (release: string) => Record<string, unknown>,
 ): Record<string, ReleaseValues> {
   const out: Record<string, ReleaseValues> = {};
-  for (const r of inDependencyOrder(enabledReleases(plane, cfg.bundleVersion, flags), flags)) {
+  for (const r of installed.releases) {
     out[r.name] = {
       chart: r.chart,
       version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),

@@ -25,8 +25,6 @@ import {
   type ReleaseSpec,
   activeNeeds,
   chartVersion,
-  enabledReleases,
-  inDependencyOrder,
   releaseSpec,
   versionAtLeast,
 } from "../catalog/releases";
@@ -35,7 +33,7 @@ import type { ObjectRef } from "../kube/dryRun";
 import { isDevStack } from "../config/stackName";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues } from "../values/compute";
-import { computeFlags, controlFlags } from "../config/flags";
+import { type StackReleases, stackReleases } from "../config/stackReleases";
 import { type ControlSecrets, controlValues } from "../values/control";
 import { type Values, deepMerge } from "../values/merge";
 
@@ -128,11 +126,14 @@ export interface UpgradePlan {
 
 /** What `planUpgrade` needs about the stack, besides its previous outputs. */
 export interface UpgradeSubject {
-  plane: Plane;
   stack: string;
-  target: BundleVersion;
-  /** Enable flags of the config (config/flags.ts `controlFlags`, `computeFlags`). */
-  flags: Readonly<Record<EnableFlag, boolean>>;
+  /**
+   * What the stack's config installs (config/stackReleases.ts `stackReleases`): its plane, its enable flags and
+   * the releases of its own bundle, the target of the move.
+   */
+  releases: StackReleases;
+  /** The releases the same config gives at another bundle (`stackReleases` with that bundle): the deployed one. */
+  releasesAt: (bundle: BundleVersion) => StackReleases;
   versionOverrides: Readonly<Record<string, string>>;
   /**
    * Whether the values the bundle gives a release differ between the two bundles (same config otherwise);
@@ -149,33 +150,22 @@ const K = "nvcf:bundleVersion";
 const index = (b: string) => (BUNDLE_VERSIONS as readonly string[]).indexOf(b);
 const isBundle = (b: unknown): b is BundleVersion => typeof b === "string" && index(b) >= 0;
 
-/**
- * The releases of a plane at a bundle (for the flags given), by name; in dependency order when `ordered` (the
- * target's: its flags are valid there; a past bundle may lack a release today's flags make another need).
- */
-function releasesAt(
-  plane: Plane,
-  bundle: BundleVersion,
-  flags: Readonly<Record<EnableFlag, boolean>>,
-  ordered = false,
-) {
-  const list = enabledReleases(plane, bundle, flags);
-  return new Map((ordered ? inDependencyOrder(list, flags) : list).map((r) => [r.name, r]));
-}
+/** Releases by name, in the order given. */
+const byName = (list: readonly ReleaseSpec[]) => new Map(list.map((r) => [r.name, r]));
 
 /**
  * The releases the previous run deployed: the keys of its `releases` output when there is one (every release it
- * registered, finished or not), else the catalog's at the deployed bundle for today's flags.
+ * registered, finished or not), else the catalog's at the deployed bundle for today's flags (catalog order: a past
+ * bundle may lack a release today's flags make another need, so it has no dependency order).
  */
 function deployedNames(
-  plane: Plane,
+  subject: UpgradeSubject,
   from: BundleVersion,
-  flags: Readonly<Record<EnableFlag, boolean>>,
   previous: PreviousUpgradeOutputs,
 ): Set<string> {
   const r = previous.releases;
   if (r && typeof r === "object" && !Array.isArray(r)) return new Set(Object.keys(r));
-  return new Set(releasesAt(plane, from, flags).keys());
+  return new Set(subject.releasesAt(from).inCatalogOrder.map((x) => x.name));
 }
 
 /**
@@ -190,9 +180,9 @@ const MANUAL_0_7 =
   "installs on new volumes), then the snapshots loaded with sstableloader";
 
 /**
- * Decides a stack's move from the bundle it is deployed at to `subject.target`. Inputs: the stack (plane, name,
- * target bundle, enable flags, chart-version overrides, optionally how to compare values and the backup
- * acknowledgement) and its previous outputs. Output: the plan. Throws `ConfigError` (every problem at once, key
+ * Decides a stack's move from the bundle it is deployed at to the bundle of `subject.releases`. Inputs: the stack
+ * (name, what its config installs at the target bundle and at another, chart-version overrides, optionally how to
+ * compare values and the backup acknowledgement) and its previous outputs. Output: the plan. Throws `ConfigError` (every problem at once, key
  * `nvcf:bundleVersion` or `nvcf:upgrade.backupsCopiedOffNode`) when the move is refused; nothing has been
  * touched then. The rules, in order:
  *
@@ -222,10 +212,12 @@ const MANUAL_0_7 =
  * before takes the target chart's.
  */
 export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOutputs): UpgradePlan {
-  const { plane, stack, target, flags } = subject;
+  const { stack } = subject;
+  const { plane, bundle: target, flags } = subject.releases;
   const deployedText = previous.bundleVersion;
   const problems: Problem[] = [];
-  const toRel = releasesAt(plane, target, flags, true);
+  // The target's releases in dependency order: the config's flags are made for its own bundle.
+  const toRel = byName(subject.releases.releases);
   const casSpec = plane === "control" && flags.cassandra ? releaseSpec("cassandra") : undefined;
   const targetLayout = casSpec
     ? cassandraLineage(chartVersion(casSpec, target, subject.versionOverrides))
@@ -277,7 +269,7 @@ export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOu
     ]);
   }
   const from = deployedText;
-  const deployed = deployedNames(plane, from, flags, previous);
+  const deployed = deployedNames(subject, from, previous);
   const wasCassandra = plane === "control" && deployed.has("cassandra");
   const fromCasVersion = wasCassandra ? releaseSpec("cassandra").versions[from] : undefined;
   const layout: CassandraLayout | undefined = !casSpec
@@ -335,7 +327,7 @@ export function planUpgrade(subject: UpgradeSubject, previous: PreviousUpgradeOu
   if (problems.length > 0) throw new ConfigError(stack, problems);
 
   // Rule 7: the releases.
-  const fromRel = releasesAt(plane, from, flags);
+  const fromRel = byName(subject.releasesAt(from).inCatalogOrder);
   const releases: ReleaseChange[] = [];
   for (const r of toRel.values()) {
     const to = chartVersion(r, target, subject.versionOverrides);
@@ -444,13 +436,7 @@ function plannedSteps(plan: UpgradePlan, subject: UpgradeSubject): PlannedStep[]
   const steps: PlannedStep[] = [];
   // openbao-server's own prerequisites that change go before it (movePhaseOrder).
   const first = plan.openbaoPhase
-    ? [
-        ...prerequisitesOf(
-          "openbao-server",
-          enabledReleases("control", plan.to, subject.flags),
-          subject.flags,
-        ),
-      ]
+    ? [...prerequisitesOf("openbao-server", subject.releases.inCatalogOrder, subject.releases.flags)]
     : [];
   const firstMoving = plan.releases.filter((r) => first.includes(r.name) && r.kind !== "unchanged");
   if (plan.openbaoPhase)
@@ -470,7 +456,7 @@ function plannedSteps(plan: UpgradePlan, subject: UpgradeSubject): PlannedStep[]
     );
   if (plan.cassandraAdoptionRuns) {
     const c = subject.cassandra ?? { namespace: "cassandra-system", replicas: 3 };
-    const writers = cassandraWriterNamespaces(subject.flags).join(", ");
+    const writers = cassandraWriterNamespaces(subject.releases.flags).join(", ");
     const to = plan.releases.find((r) => r.name === "cassandra")?.to;
     steps.push(
       {
@@ -666,13 +652,19 @@ export function upgradeValues(release: string, adopted: boolean): Values {
   };
 }
 
-/** The subject of a control-plane stack's plan (pure). */
-export function controlSubject(cfg: ControlPlaneConfig, stack: string): UpgradeSubject {
+/**
+ * The subject of a control-plane stack's plan (pure). Input: the validated config, the stack's name and what the
+ * config installs (default: its `stackReleases`). Output: the subject.
+ */
+export function controlSubject(
+  cfg: ControlPlaneConfig,
+  stack: string,
+  releases: StackReleases = stackReleases(cfg),
+): UpgradeSubject {
   return {
-    plane: "control",
     stack,
-    target: cfg.bundleVersion,
-    flags: controlFlags(cfg),
+    releases,
+    releasesAt: (bundle) => stackReleases(cfg, bundle),
     versionOverrides: cfg.charts.versionOverrides,
     valuesDiffer: controlValuesDiffer(cfg),
     backupsCopiedOffNode: cfg.upgrade.backupsCopiedOffNode,
@@ -680,17 +672,21 @@ export function controlSubject(cfg: ControlPlaneConfig, stack: string): UpgradeS
   };
 }
 
-/** The subject of a compute-plane stack's plan (pure). */
+/**
+ * The subject of a compute-plane stack's plan (pure). Input: the validated config, the stack's name, the inputs
+ * the control plane hands it (for comparing values) and what the config installs (default: its `stackReleases`).
+ * Output: the subject.
+ */
 export function computeSubject(
   cfg: ComputePlaneConfig,
   stack: string,
   inputs?: ComputeInputs,
+  releases: StackReleases = stackReleases(cfg),
 ): UpgradeSubject {
   return {
-    plane: "compute",
     stack,
-    target: cfg.bundleVersion,
-    flags: computeFlags(cfg),
+    releases,
+    releasesAt: (bundle) => stackReleases(cfg, bundle),
     versionOverrides: cfg.charts.versionOverrides,
     ...(inputs ? { valuesDiffer: computeValuesDiffer(cfg, inputs) } : {}),
   };

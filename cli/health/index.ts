@@ -3,8 +3,9 @@
  * cluster's Helm release records, workloads, Jobs, routes and (GPU clusters) the NVCA objects with kubectl, in
  * parallel, and judges them with the pure checks of cli/health/checks.ts. Documented in docs/checks.md.
  */
-import { chartVersion, configNamespaces, enabledReleases, resolveNamespace } from "../../catalog/releases";
-import { computeFlags, controlFlags, observabilityFlags } from "../../config/flags";
+import { chartVersion, configNamespaces, resolveNamespace } from "../../catalog/releases";
+import { observabilityFlags } from "../../config/flags";
+import { stackReleases } from "../../config/stackReleases";
 import { type Values, deepMerge } from "../../values/merge";
 import { monitorObjects, observabilityValues } from "../../values/observability";
 import type { Kube, KubeObject } from "../../kube/kubectl";
@@ -56,16 +57,9 @@ export interface HealthOptions extends CheckOptions {
 /** The releases a stack declares, with namespaces and pinned versions. */
 export function expectedReleases(s: CheckedStack): ExpectedRelease[] {
   const cfg = s.config;
-  const list =
-    cfg.plane === "control"
-      ? enabledReleases("control", cfg.bundleVersion, controlFlags(controlConfig(s)))
-      : enabledReleases("compute", cfg.bundleVersion, computeFlags(computeConfig(s)));
-  return list.map((r) => ({
+  return stackReleases(cfg).inCatalogOrder.map((r) => ({
     name: r.name,
-    namespace: resolveNamespace(
-      r,
-      configNamespaces(cfg.plane === "control" ? controlConfig(s) : computeConfig(s)),
-    ),
+    namespace: resolveNamespace(r, configNamespaces(cfg)),
     chart: r.chart,
     version: chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides),
     resource: `nvcf-${r.name}`,

@@ -14,17 +14,9 @@
  * After that `pulumi preview` shows updates of adopted objects (what the program sets differently) and
  * creates only of objects Helmfile never made (teardown steps, the node tuner, labels).
  */
-import {
-  type EnableFlag,
-  type ReleaseSpec,
-  chartVersion,
-  configNamespaces,
-  enabledReleases,
-  inDependencyOrder,
-  resolveNamespace,
-} from "../../catalog/releases";
+import { type ReleaseSpec, chartVersion, configNamespaces, resolveNamespace } from "../../catalog/releases";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../config/schema";
-import { computeFlags, controlFlags } from "../../config/flags";
+import { stackReleases } from "../../config/stackReleases";
 import { isObservabilityRelease } from "../../values/observability";
 import { type HelmRelease, decodeHelmRelease } from "../../kube/helmRecords";
 import type { Kube } from "../../kube/kubectl";
@@ -87,9 +79,10 @@ export function urnOf(stack: string, project: string, typeChain: string[], name:
 
 /**
  * The adoption plan of a stack from its validated config, mirroring what `components/controlPlane.ts` and
- * `components/computePlane.ts` register: the same release set (`enabledReleases` in dependency order), the
- * same namespace set and pull-secret namespaces, the same logical names and parents. Input: the config, the
- * stack and project names. Output: an `AdoptionPlan`. Throws only on a release without a namespace.
+ * `components/computePlane.ts` register: the same release set (config/stackReleases.ts `stackReleases`, in
+ * dependency order), the same namespace set and pull-secret namespaces, the same logical names and parents.
+ * Input: the config, the stack and project names. Output: an `AdoptionPlan`. Throws only on a release without a
+ * namespace.
  */
 export function adoptionPlan(
   cfg: ControlPlaneConfig | ComputePlaneConfig,
@@ -105,13 +98,11 @@ export function adoptionPlan(
   const rootType = control ? "nvcf:index:ControlPlane" : "nvcf:index:ComputePlane";
   comp("plane", rootType, top);
 
-  let releases: ReleaseSpec[];
+  const releases: readonly ReleaseSpec[] = stackReleases(cfg).releases;
   let namespaces: string[];
   let pullNamespaces: string[];
   if (control) {
     const c = cfg as ControlPlaneConfig;
-    const flags = controlFlags(c);
-    releases = inDependencyOrder(enabledReleases("control", c.bundleVersion, flags), flags);
     const ns = new Set<string>();
     for (const r of releases) {
       const n = resolveNamespace(r, configNamespaces(c));
@@ -126,8 +117,6 @@ export function adoptionPlan(
     pullNamespaces = c.pullSecret.name !== null && c.pullSecret.create && c.registryKey ? namespaces : [];
   } else {
     const c = cfg as ComputePlaneConfig;
-    const flags = computeFlags(c) as Record<EnableFlag, boolean>;
-    releases = inDependencyOrder(enabledReleases("compute", c.bundleVersion, flags), flags);
     const ns = new Set<string>(["nvca-operator", "nvca-system", "nvcf-backend", ...c.pullSecretNamespaces]);
     for (const r of releases) ns.add(resolveNamespace(r, configNamespaces(c)));
     namespaces = [...ns];

@@ -11,15 +11,15 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { type ReleaseSpec, chartVersion, enabledReleases } from "../../catalog/releases";
+import { chartVersion } from "../../catalog/releases";
 import { ENVOY_GATEWAY_CHART_VERSION, type ResolvedChart, resolveChart } from "../../catalog/sources";
 import type { ChartSourceSettings } from "../../catalog/sources";
 import { cacheLocation, chartKeysCacheDir, writeChartKeysCache } from "../../config/chartKeys";
-import { computeFlags, controlFlags } from "../../config/flags";
+import { stackReleases } from "../../config/stackReleases";
 import { mapBounded } from "../../kube/bounded";
 import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";
-import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
+import { type CheckedStack, controlConfig, fail, pass, skipped } from "./context";
 
 /** One chart to check: where it resolves and which releases of which stacks install it. */
 export interface ChartToCheck {
@@ -87,11 +87,7 @@ export function chartsToCheck(stacks: readonly CheckedStack[], projectDir: strin
   };
   for (const s of stacks) {
     const cfg = s.config;
-    const list: ReleaseSpec[] =
-      cfg.plane === "control"
-        ? enabledReleases("control", cfg.bundleVersion, controlFlags(controlConfig(s)))
-        : enabledReleases("compute", cfg.bundleVersion, computeFlags(computeConfig(s)));
-    for (const r of list)
+    for (const r of stackReleases(cfg).inCatalogOrder)
       add(s, r.name, r.chart, chartVersion(r, cfg.bundleVersion, cfg.charts.versionOverrides), cfg.charts);
     if (cfg.plane === "control" && controlConfig(s).gateway.install)
       add(

@@ -7,7 +7,7 @@ import type { ComputePlaneConfig, ControlPlaneConfig, Toleration } from "../../c
 import { missingListeners, GATEWAY_LISTENERS, requiredListeners } from "../../config/routes";
 import { featureGates } from "../../values/compute";
 import { controlValues } from "../../values/control";
-import { controlFlags } from "../../config/flags";
+import { stackReleases } from "../../config/stackReleases";
 import { OBSERVABILITY_RELEASE_NAMES } from "../../values/observability";
 import { type ObservabilitySettings, installsObservability } from "../../config/observability";
 import { type KubeObject, condition } from "../../kube/kubectl";
@@ -544,7 +544,7 @@ export function checkCertManager(cfg: ControlPlaneConfig, facts: ClusterFacts, s
       ),
     ];
   }
-  if (!controlFlags(cfg).llmManagedPki)
+  if (!stackReleases(cfg).flags.llmManagedPki)
     return [
       pass(
         "certmanager.external",

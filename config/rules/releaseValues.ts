@@ -6,7 +6,7 @@
  * `deploy/helm/`.
  */
 import { CONTROL_PLANE_RELEASES, COMPUTE_PLANE_RELEASES, enabledBy } from "../../catalog/releases";
-import { computeFlags, controlFlags } from "../flags";
+import { stackReleases } from "../stackReleases";
 import { type Problem, describe } from "../problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../schema";
 import { K, type RuleContext } from "./context";
@@ -31,10 +31,7 @@ export function releaseValuesRules(
   const bundle = cfg.bundleVersion;
   const own = plane === "control" ? CONTROL_PLANE_RELEASES : COMPUTE_PLANE_RELEASES;
   const other = plane === "control" ? COMPUTE_PLANE_RELEASES : CONTROL_PLANE_RELEASES;
-  const flags =
-    cfg.plane === "control"
-      ? controlFlags(cfg as ControlPlaneConfig)
-      : computeFlags(cfg as ComputePlaneConfig);
+  const { flags } = stackReleases(cfg);
   const out: Problem[] = [];
   /** The overrides of releases this stack installs: the first-class rules apply to those. */
   const installed: ControlPlaneConfig["releaseValues"] = {};

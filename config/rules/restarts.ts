@@ -1,10 +1,9 @@
 /**
  * Rules of `nvcf:restarts`, the restart generations (pure): each names a release this stack installs, since the
  * restart command runs after that release (components/restarts.ts) and a name that matches none would restart
- * nothing. Source: the release catalog (catalog/releases.ts) and the stack's enable flags (config/flags.ts).
+ * nothing. Source: what the stack installs (config/stackReleases.ts: the release catalog and its enable flags).
  */
-import { enabledReleases } from "../../catalog/releases";
-import { computeFlags, controlFlags } from "../flags";
+import { stackReleases } from "../stackReleases";
 import { type Problem, describe } from "../problems";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../schema";
 import { problemList } from "./context";
@@ -18,11 +17,7 @@ export function restartRules(cfg: ControlPlaneConfig | ComputePlaneConfig): Prob
   const { out, add } = problemList();
   const names = Object.keys(cfg.restarts);
   if (names.length === 0) return out;
-  const installed = (
-    cfg.plane === "control"
-      ? enabledReleases("control", cfg.bundleVersion, controlFlags(cfg))
-      : enabledReleases("compute", cfg.bundleVersion, computeFlags(cfg))
-  ).map((r) => r.name);
+  const installed = stackReleases(cfg).inCatalogOrder.map((r) => r.name);
   for (const name of names)
     if (!installed.includes(name))
       add(
