@@ -32,6 +32,7 @@ import { ENVOY_GATEWAY_RELEASE, NvcfGateway } from "./gateway";
 import { Namespaces, type NamespaceSpec, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { ClusterRegistration } from "./registration";
 import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
+import { mekRotation } from "./mekRotation";
 import { TeardownGuard } from "./teardownGuard";
 import { cassandraWriterNamespaces, movePhaseOrder, type UpgradePlan } from "../upgrade/plan";
 import { restartCommand } from "./restarts";
@@ -150,6 +151,8 @@ export class ControlPlane extends pulumi.ComponentResource {
   teardownGuard!: TeardownGuard;
   /** The upgrade steps (components/upgradeSteps.ts), in the order created; empty without `upgrade`. */
   upgradeSteps: command.local.Command[] = [];
+  /** The MEK rotation (components/mekRotation.ts), when `nvcf:openbao.mekGeneration` is set and OpenBao is on. */
+  mekRotation?: command.local.Command;
   /** The Cassandra password the releases get (`nvcf:cassandraPassword`, else the generated one), secret. */
   readonly cassandraPassword: pulumi.Output<string>;
   /** What the first step leaves to the second. */
@@ -346,6 +349,16 @@ export class ControlPlane extends pulumi.ComponentResource {
       }
     }
     this.upgradeSteps = steps?.done ?? [];
+    // The MEK rotation of nvcf:openbao.mekGeneration, once OpenBao and its rollout are done.
+    const mekGeneration = cfg.openbao.mekGeneration;
+    if (mekGeneration !== undefined && flags.openbao && args.upgrade) {
+      this.mekRotation = mekRotation(
+        name,
+        { generation: mekGeneration, access: args.upgrade.access, namespace: "vault-system" },
+        this,
+        [this.releases["openbao-server"], ...this.upgradeSteps],
+      );
+    }
     this.inputDigests = deployedDigests({
       ...this.releases,
       ...Object.fromEntries(gateway.releases.map((r) => [ENVOY_GATEWAY_RELEASE, r])),

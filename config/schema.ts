@@ -495,6 +495,13 @@ export const controlPlaneSchema = z.strictObject({
       injectorReplicas: z.number().int().min(1).default(2),
       /** Tag of the migrations image; needed by the managed LLM PKI issuer (docs/upstream-facts.md §1.9). */
       migrationsImageTag: str.default(""),
+      /**
+       * Generation of OpenBao's Master Encryption Key (MEK) rotation, a positive integer (components/mekRotation.ts).
+       * Raising it rotates the MEK once (a new key first in `services/all/kv/encryption/keys/stored_data`, every old
+       * key kept); the same value again does nothing; a value lower than deployed is refused (config/mek.ts).
+       * Unset: the program never rotates the MEK (NVIDIA's migration writes it once at install). No chart value.
+       */
+      mekGeneration: z.number().int().min(1).optional(),
     })
     .prefault({}),
   nats: z.strictObject({ enabled: bool.default(true) }).prefault({}),

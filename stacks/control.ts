@@ -14,6 +14,7 @@ import { ENVOY_GATEWAY_RELEASE } from "../components/gateway";
 import { ADOPTION_RECORD, BITNAMI_CLAIM_LABEL } from "../components/upgradeSteps";
 import { cassandraAdoptionSource, recoverReleases } from "../recovery/recover";
 import { type ReleaseRef } from "../recovery/plan";
+import { MEK_OUTPUT, mekGenerationOutput, mekGenerationProblems, mekRotationLine } from "../config/mek";
 import { deployedRegistrations, identityProblems } from "../config/identity";
 import { stackFileText, withSecretReleaseValues } from "../config/load";
 import type { ControlPlaneConfig } from "../config/schema";
@@ -82,14 +83,18 @@ export async function controlPlaneStack(
   // make to the account is refused here, before anything is touched or read from a cluster (config/installed.ts,
   // config/identity.ts, config/accounts.ts), and so is a bundle upgrade the program cannot make
   // (upgrade/plan.ts); every refusal in one ConfigError.
-  const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations"]);
+  const previous = await readDeployed([...DEPLOYED_OUTPUT_NAMES, "clusterRegistrations", MEK_OUTPUT]);
   const deployed = deployedRegistrations(previous.values["clusterRegistrations"]);
   const problems = [
     ...identityProblems(cfg, deployed),
     ...accountChangeRules(cfg, readDeployedAccountSettings(previous.values[ACCOUNT_SETTINGS_OUTPUT])),
     ...installedChangeProblems(cfg, previous, stackLog, releases),
+    ...mekGenerationProblems(cfg, previous.values[MEK_OUTPUT]),
   ];
   const plan = controlUpgradePlan(cfg, releases, previous, problems);
+  // A MEK rotation this run makes, named in the preview's and the update's log (config/mek.ts).
+  const mekLine = mekRotationLine(cfg, previous.values[MEK_OUTPUT]);
+  if (mekLine) void pulumi.log.info(mekLine);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched. In a rehearsal
   // (cli/verbs/rehearse.ts) the contexts reach replicas, but nvcf-cli is handed the real clusters' access, read
   // from the kubeconfig the rehearsal names, so the registrations' inputs are those of the real run.
@@ -172,6 +177,7 @@ export async function controlPlaneStack(
       acks,
       { plan, access, ...(cassandraSource !== undefined ? { cassandraSource } : {}) },
       dryRun,
+      mekGenerationOutput(cfg, previous.values[MEK_OUTPUT]),
     );
   } catch (e) {
     // The program failed before publishing began (publishing ends the waits itself): no release waits on.
@@ -191,6 +197,7 @@ async function buildControlPlane(
   acks: Acknowledgements | undefined,
   upgrade: NonNullable<ControlPlaneArgs["upgrade"]>,
   dryRun: ServerDryRun,
+  mekGeneration: number | undefined,
 ): Promise<Record<string, pulumi.Output<unknown>>> {
   const cp = await ControlPlane.create(
     "nvcf",
@@ -249,6 +256,11 @@ async function buildControlPlane(
   const extra: Record<string, pulumi.Output<unknown>> = layout === undefined
     ? {}
     : { cassandraDataLayout: pulumi.output(layout) };
+  // The MEK generation in place: known once its rotation finished (config/mek.ts).
+  if (mekGeneration !== undefined)
+    extra[MEK_OUTPUT] = cp.mekRotation
+      ? cp.mekRotation.stdout.apply(() => mekGeneration)
+      : pulumi.output(mekGeneration);
   // The settings that cannot change in place, as deployed, for the next run to compare (stacks/installedSettings.ts), and
   // what the account got (config/accounts.ts): the next run refuses the changes the API cannot make to it.
   const installed = installedOutputs(cfg, releases, statuses, cp.cassandraPassword);

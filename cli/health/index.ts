@@ -34,6 +34,10 @@ import {
   checkWorkloads,
 } from "./checks";
 import { releasesByName } from "./helm";
+import { checkMekGrace } from "./mek";
+
+/** The MEK rotation's record (components/mekRotation.ts `MEK_RECORD`), read for `checkMekGrace`. */
+const MEK_RECORD_READ = ["get", "configmap", "nvcf-mek-rotation", "-n", "vault-system"];
 
 /** Options of `checkHealth`: those of the preflight, plus the registrations to compare the identity with. */
 export interface HealthOptions extends CheckOptions {
@@ -250,6 +254,10 @@ async function stackHealth(s: CheckedStack, opts: HealthOptions, envName: string
       ...checkRoutes(st, expected, live, optionalRoutes(s)),
     ];
     if (obs && ostate) out.push(...checkObservability(st, obs, ostate));
+    if (s.config.plane === "control" && s.config.openbao.enabled) {
+      const rec = await access.kube.maybe<{ data?: Record<string, string> }>(MEK_RECORD_READ);
+      out.push(checkMekGrace(st, rec?.data, Date.now()));
+    }
     if (cstate) {
       const name = computeConfig(s).clusterName;
       out.push(...checkCompute(st, name, cstate, opts.registrations?.[name], envName));

@@ -480,6 +480,128 @@ describe("up, preview, status, destroy", () => {
     ]);
   }, 900_000);
 
+  test("MEK rotation as config: generation 1 rotates once in the cluster, the same does nothing, a lower is refused", () => {
+    const kube = (...args: string[]) =>
+      run("kubectl", ["--context", "kwok-nvcf-dev", "-n", "vault-system", ...args]);
+    const token = Buffer.from(
+      kube("get", "secret", "openbao-server-root-token", "-o", "jsonpath={.data.root_token}").stdout,
+      "base64",
+    ).toString("utf8");
+    // The token reaches the stand-in bao on standard input, as the program's script passes it.
+    const bao = (...args: string[]) => {
+      const r = spawnSync(
+        "kubectl",
+        [
+          "--context",
+          "kwok-nvcf-dev",
+          "-n",
+          "vault-system",
+          "exec",
+          "-i",
+          "openbao-server-0",
+          "-c",
+          "openbao",
+          "--",
+          "sh",
+          "-c",
+          `IFS= read -r VAULT_TOKEN; export VAULT_TOKEN; bao kv ${args.join(" ")}`,
+        ],
+        { env, encoding: "utf8", input: `${token}\n` },
+      );
+      if (r.status !== 0) throw new Error(`bao kv ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const PATH = "services/all/kv/encryption/keys/stored_data";
+    const kids = () =>
+      (
+        JSON.parse(Buffer.from(bao("get", "-field=keys", PATH), "base64").toString("utf8")) as {
+          keys: { kid: string }[];
+        }
+      ).keys.map((k) => k.kid);
+    // What NVIDIA's migration left at install: one key, a time-based kid.
+    const installedKid = bao("get", "-field=current_kid", PATH);
+    expect(installedKid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(kids()).toEqual([installedKid]);
+
+    // The preview names the rotation: the program's line, and the Command that changes.
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:openbao.mekGeneration", "1"]);
+    const p = run("pulumi", ["preview", "-s", "dev", "--diff"]);
+    expect(p.stdout).toContain("MEK rotation: generation none → 1");
+    expect(p.stdout).toMatch(/\+ .*nvcf-mek-rotation/);
+
+    const r = nvcf("up", "--env", "dev", "--stack", "dev", "--yes", "--plain");
+    if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
+    const out = lines(r.out);
+    expect(out[out.length - 1]).toMatch(/^verification: (\d+) checks, \d+ passed, 0 failed, 1 warnings?$/);
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^WARN dev: ConfigMap vault-system\/nvcf-mek-rotation \(openbao\.mek-grace\): found MEK generation 1 \(kid [0-9a-f-]{36}\) was rotated at \S+Z; ESS encrypts with it from \S+Z \(in about 4[78] h\)/,
+      ),
+    );
+    // In the cluster: a new key first, the installed one kept, current_kid the new one; the backup and the record.
+    const now = kids();
+    expect(now).toHaveLength(2);
+    expect(now[1]).toBe(installedKid);
+    expect(bao("get", "-field=current_kid", PATH)).toBe(now[0]);
+    const record = JSON.parse(kube("get", "configmap", "nvcf-mek-rotation", "-o", "json").stdout) as {
+      data: Record<string, string>;
+    };
+    expect(record.data).toMatchObject({
+      generation: "1",
+      kid: now[0],
+      backup: "nvcf-mek-backup-1",
+      pending: "",
+    });
+    const backup = JSON.parse(
+      Buffer.from(
+        kube("get", "secret", "nvcf-mek-backup-1", "-o", "jsonpath={.data.stored_data\\.json}").stdout,
+        "base64",
+      ).toString("utf8"),
+    ) as { data: { data: Record<string, string> } };
+    expect(backup.data.data["current_kid"]).toBe(installedKid);
+    expect(run("pulumi", ["stack", "output", "-s", "dev", "mekGeneration"]).stdout.trim()).toBe("1");
+    // No key material in the output of the run.
+    for (const k of JSON.parse(Buffer.from(bao("get", "-field=keys", PATH), "base64").toString("utf8"))
+      .keys as {
+      k: string;
+    }[])
+      expect(r.out + r.err).not.toContain(k.k);
+
+    // The same generation again: nothing to change.
+    const again = nvcf("preview", "--env", "dev", "--stack", "dev", "--expect-no-changes");
+    expect(again.code).toBe(EXIT.ok);
+    // Generation 2 rotates again, keeping both earlier keys; then 1 is refused before anything is touched (the
+    // program never removes keys).
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:openbao.mekGeneration", "2"]);
+    const two = nvcf("up", "--env", "dev", "--stack", "dev", "--yes", "--plain");
+    if (two.code !== 0) throw new Error(`nvcf up exited ${two.code}\n${two.out}\n${two.err}`);
+    expect(kids().slice(1)).toEqual(now);
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:openbao.mekGeneration", "1"]);
+    const refused = nvcf("preview", "--env", "dev", "--stack", "dev");
+    run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:openbao.mekGeneration", "2"]);
+    expect(refused.code).toBe(EXIT.config);
+    expect(refused.out + refused.err).toContain(
+      "nvcf:openbao.mekGeneration: expected 2 or higher: generation 2 is deployed and the program never removes keys",
+    );
+    expect(kids()).toHaveLength(3);
+
+    // Past the 48 h grace (the record's time moved back), status passes and names the key ESS encrypts with.
+    const past = new Date(Date.now() - 49 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+    expect(
+      kube(
+        "patch",
+        "configmap",
+        "nvcf-mek-rotation",
+        "--type=merge",
+        "-p",
+        JSON.stringify({ data: { rotated_at: past } }),
+      ).status,
+    ).toBe(0);
+    const st = nvcf("status", "--env", "dev");
+    expect(st.code).toBe(EXIT.ok);
+    expect(lines(st.out).pop()).toMatch(/^status: (\d+) checks, \1 passed, 0 failed, 0 warnings$/);
+  }, 900_000);
+
   test("nvcf up --stack verifies the control plane and the stacks it brought up, not a GPU cluster left out", () => {
     run("pulumi", ["destroy", "--yes", "--skip-preview", "-s", "dev-gpu-b", "--non-interactive"]);
     expect(resources("dev-gpu-b")).toEqual([]);

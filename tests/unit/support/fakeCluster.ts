@@ -7,7 +7,9 @@
  *
  * State: `{ objects: { "<ns>/<kind>/<name>": object }, cassandra: { password, nodes: ["UN", …], migrations:
  * { <keyspace>: { version, dirty } }, tables: { "<ks>.<table>": rows }, snapshots: { <pod>: [tags] } },
- * reactions: … }`. Every kubectl call is logged (arguments, one line each) for the tests to read.
+ * reactions: …, openbao: { kv: <the KV state of tests/bin/inpod/lib/openbaoKv.js>, failPut } }`. Every kubectl
+ * call is logged (arguments, one line each) for the tests to read, and so is every `bao` call of a pod's shell
+ * (`kubectl exec … -- sh -c …` runs here, with the fake `cqlsh` and `bao`, the stand-in's KV engine, on PATH).
  *
  * What the fake controllers do: deleting a pod owned by a StatefulSet recreates it at the set's update revision
  * (OpenBao's service registration labels come back after `comeBackAfter` reads of it, sealed or not as the state
@@ -52,7 +54,7 @@ for (let i = 0; i < a.length; i++) {
 if (st.unreachable) { process.stderr.write("The connection to the server was refused\n"); process.exit(1); }
 const KIND = { statefulset: "StatefulSet", statefulsets: "StatefulSet", pod: "Pod", pods: "Pod", deployment: "Deployment",
   deployments: "Deployment", daemonset: "DaemonSet", daemonsets: "DaemonSet", configmap: "ConfigMap",
-  persistentvolumeclaim: "PersistentVolumeClaim" };
+  persistentvolumeclaim: "PersistentVolumeClaim", secret: "Secret", secrets: "Secret" };
 const ref = (kindName, name) => { let [k, n] = kindName.includes("/") ? kindName.split("/") : [kindName, name]; return { kind: KIND[k], name: n }; };
 const key = (kind, name, n = ns) => n + "/" + kind + "/" + name;
 const obj = (kind, name) => st.objects[key(kind, name)];
@@ -99,6 +101,17 @@ if (verb === "get") {
   }
 } else if (verb === "create" && what === "configmap") {
   st.objects[key("ConfigMap", name2)] = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: name2, namespace: ns } };
+  save();
+} else if (verb === "create" && what === "secret" && name2 === "generic") {
+  // kubectl create secret generic <name> --from-file=<key>=<file>: the file's bytes, base64, under <key>.
+  const name = rest[3];
+  if (obj("Secret", name)) { process.stderr.write("error: failed to create secret secrets \"" + name + "\" already exists\n"); process.exit(1); }
+  const data = {};
+  for (const x of a.filter((y) => y.startsWith("--from-file="))) {
+    const [k, f] = x.slice("--from-file=".length).split("=");
+    data[k] = fs.readFileSync(f === "/dev/stdin" ? 0 : f).toString("base64");
+  }
+  st.objects[key("Secret", name)] = { apiVersion: "v1", kind: "Secret", type: "Opaque", metadata: { name, namespace: ns }, data };
   save();
 } else if (verb === "label" || verb === "annotate") {
   const o = obj(KIND[what], name2);
@@ -178,6 +191,30 @@ if (verb === "get") {
 }
 `;
 
+/**
+ * OpenBao's CLI in the fake's pods: the stand-in's KV engine (tests/bin/inpod/lib/openbaoKv.js, the contract the
+ * local clusters' stand-in `bao` serves) over the state's `openbao.kv`. Every call is logged with its arguments.
+ */
+const BAO = String.raw`#!/usr/bin/env node
+const fs = require("fs");
+const a = process.argv.slice(2);
+fs.appendFileSync(process.env.FK_LOG, JSON.stringify(["bao", ...a]) + "\n");
+const STATE = process.env.FK_STATE;
+const load = () => JSON.parse(fs.readFileSync(STATE, "utf8"));
+if (a[0] !== "kv") { process.stderr.write("fake bao: only kv\n"); process.exit(1); }
+const st0 = load();
+if (st0.openbao && st0.openbao.failPut && a[1] === "put") { process.stderr.write("Error writing data: connection reset\n"); process.exit(2); }
+const code = require(process.env.FK_BAO_KV).kvCommand(a.slice(1), {
+  env: process.env,
+  stdin: () => fs.readFileSync(0, "utf8"),
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  load: () => load().openbao.kv,
+  save: (kv) => { const st = load(); st.openbao.kv = kv; const t = STATE + "." + process.pid; fs.writeFileSync(t, JSON.stringify(st, null, 1)); fs.renameSync(t, STATE); },
+});
+process.exit(code);
+`;
+
 const CQLSH = String.raw`#!/usr/bin/env node
 const fs = require("fs");
 const st = JSON.parse(fs.readFileSync(process.env.FK_STATE, "utf8"));
@@ -211,7 +248,7 @@ export interface FakeRun {
   stderr: string;
   /** The state after the run. */
   state: FakeState;
-  /** kubectl's (and cqlsh's) argument lists, in order. */
+  /** kubectl's (and cqlsh's and bao's) argument lists, in order. */
   calls: string[][];
 }
 
@@ -233,6 +270,7 @@ export function runFake(script: string, state: FakeState, env: Record<string, st
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, "kubectl"), KUBECTL, { mode: 0o755 });
   fs.writeFileSync(path.join(bin, "cqlsh"), CQLSH, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, "bao"), BAO, { mode: 0o755 });
   const stateFile = path.join(dir, "state.json");
   fs.writeFileSync(stateFile, JSON.stringify(state));
   const log = path.join(dir, "log");
@@ -256,6 +294,7 @@ export function runFake(script: string, state: FakeState, env: Record<string, st
       FK_LOG: log,
       FK_BIN: bin,
       FK_REAL_KUBECTL: realKubectl,
+      FK_BAO_KV: path.resolve(__dirname, "../../bin/inpod/lib/openbaoKv.js"),
       NVCFP_POLL_SECONDS: "0.3",
       ...env,
     },

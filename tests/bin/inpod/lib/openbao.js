@@ -79,4 +79,28 @@ function writeHa(stateDir, ns, sts, ha) {
   fs.writeFileSync(haFile(stateDir, ns, sts), `${JSON.stringify(ha)}\n`);
 }
 
-module.exports = { CONTAINER, DATA, LABELS, versionOf, dataDirOf, raftState, writeRaftState, newCluster, readHa, writeHa };
+/**
+ * The KV state of a StatefulSet's servers (lib/openbaoKv.js: root token, mounts, entries), one JSON file under
+ * the state directory, as raft replicates it to every server. Output: { load() → state, save(state) }.
+ */
+function kvStore(stateDir, ns, sts) {
+  const file = path.join(stateDir, "openbao", `${ns}.${sts}.kv.json`);
+  return {
+    file,
+    load() {
+      try {
+        return JSON.parse(fs.readFileSync(file, "utf8"));
+      } catch {
+        return { mounts: {} };
+      }
+    },
+    save(state) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}`;
+      fs.writeFileSync(tmp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    },
+  };
+}
+
+module.exports = { kvStore, CONTAINER, DATA, LABELS, versionOf, dataDirOf, raftState, writeRaftState, newCluster, readHa, writeHa };
