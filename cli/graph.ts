@@ -24,7 +24,7 @@ import {
 import { accountName } from "../config/accounts";
 import { stackReleases } from "../config/stackReleases";
 import type { UpgradePlan } from "../upgrade/plan";
-import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./preflight/context";
+import { type CheckedStack, checkedStack, computeConfig, controlConfig } from "./stacks";
 import type { Environment } from "./types";
 
 /** One node: a Helm release or another resource the order depends on. */
@@ -192,7 +192,7 @@ function stackGroup(s: CheckedStack, groups: GraphGroup[], edges: GraphEdge[], u
 
 /**
  * The graph of checked stacks (pure). Input: the control stack and its compute stacks, validated
- * (cli/preflight/context.ts `checkedStack`), and optionally the control plane's upgrade plan for the run
+ * (cli/stacks.ts `checkedStack`), and optionally the control plane's upgrade plan for the run
  * (upgrade/plan.ts `planUpgrade`), which decides the upgrade steps in place and the edges of a move; without it,
  * the steps of a first install (no move, Cassandra's data in its chart's own layout). Output: groups and edges;
  * every catalog edge (of a release or a step) whose condition holds and whose target is in place appears once,

@@ -5,7 +5,7 @@
  */
 import * as yaml from "js-yaml";
 import { type KubeObject, condition } from "../../kube/kubectl";
-import { fail, pass } from "../preflight/context";
+import { fail, pass } from "../findings";
 import type { Finding } from "../types";
 import type { HelmHook, HelmRelease } from "../../kube/helmRecords";
 import { type ManifestObject, manifestObjects } from "./helm";

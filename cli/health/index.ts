@@ -15,9 +15,9 @@ import {
   checkedEnvironment,
   computeConfig,
   controlConfig,
-  fail,
   stackCluster,
-} from "../preflight/context";
+} from "../stacks";
+import { fail } from "../findings";
 import type { Environment, Finding } from "../types";
 import {
   type ComputeState,

@@ -5,7 +5,7 @@
  * rotation"). The record the rotation writes (components/mekRotation.ts, ConfigMap vault-system/nvcf-mek-rotation:
  * generation, kid, rotated_at, backup; no key material) says when it happened.
  */
-import { fail, pass } from "../preflight/context";
+import { fail, pass } from "../findings";
 import type { Finding } from "../types";
 
 /** ESS's grace after a rotation, in milliseconds. */

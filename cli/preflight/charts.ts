@@ -19,7 +19,8 @@ import { stackReleases } from "../../config/stackReleases";
 import { mapBounded } from "../../kube/bounded";
 import { execCommand } from "../../kube/kubectl";
 import type { Finding } from "../types";
-import { type CheckedStack, controlConfig, fail, pass, skipped } from "./context";
+import { fail, pass, skipped } from "../findings";
+import { type CheckedStack, controlConfig } from "../stacks";
 
 /** One chart to check: where it resolves and which releases of which stacks install it. */
 export interface ChartToCheck {

@@ -13,7 +13,7 @@ import { type ObservabilitySettings, installsObservability } from "../../config/
 import { type KubeObject, condition } from "../../kube/kubectl";
 import type { Finding } from "../types";
 import type { ClusterFacts } from "./facts";
-import { fail, pass } from "./context";
+import { fail, pass } from "../findings";
 
 // ---------------------------------------------------------------------------------------------------------
 // Nodes and scheduling

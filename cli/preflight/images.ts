@@ -37,7 +37,8 @@ import { sidecarUser } from "../../values/control";
 import { mapBounded } from "../../kube/bounded";
 import type { Finding } from "../types";
 import { valuesOf } from "./checks";
-import { type CheckedStack, computeConfig, controlConfig, fail, pass, skipped } from "./context";
+import { fail, pass, skipped } from "../findings";
+import { type CheckedStack, computeConfig, controlConfig } from "../stacks";
 
 const CHECK = "images.pull";
 

@@ -36,16 +36,15 @@ import {
   checkedEnvironment,
   computeConfig,
   controlConfig,
-  fail,
-  pass,
   registrationCluster,
   stackCluster,
-} from "./context";
+} from "../stacks";
+import { fail, pass } from "../findings";
 import { type ClusterFacts, type FactNeeds, gatherFacts } from "./facts";
 import { checkImages } from "./images";
 import { installsObservability } from "../../config/observability";
 
-export type { CheckOptions } from "./context";
+export type { CheckOptions } from "../stacks";
 
 /** Facts of one cluster, or the finding that says why it could not be read. */
 type Read = { facts?: ClusterFacts; finding: Finding };

@@ -18,7 +18,7 @@ import {
   toMermaid,
   usedKinds,
 } from "../../../cli/graph";
-import { checkedStack } from "../../../cli/preflight/context";
+import { checkedStack } from "../../../cli/stacks";
 import type { Environment, StackFile } from "../../../cli/types";
 import { computeFlags, controlFlags } from "../../../config/flags";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../../config/schema";

@@ -5,7 +5,7 @@
 import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { loadEnvironment } from "../../../cli/environment";
-import { checkedStack } from "../../../cli/preflight/context";
+import { checkedStack } from "../../../cli/stacks";
 import {
   type HelmRecord,
   type HookObject,

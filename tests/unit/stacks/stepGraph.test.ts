@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { CONTROL_PLANE_STEPS } from "../../../catalog/steps";
 import { listEnvironments, loadEnvironment } from "../../../cli/environment";
 import { type ReleaseGraph, nodeId, releaseGraph } from "../../../cli/graph";
-import { checkedStack } from "../../../cli/preflight/context";
+import { checkedStack } from "../../../cli/stacks";
 import type { ControlPlaneConfig } from "../../../config/schema";
 import { stackReleases } from "../../../config/stackReleases";
 import { SECRET_OUTPUT_NAMES } from "../../../contract/controlPlane";

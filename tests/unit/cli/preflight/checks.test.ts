@@ -48,7 +48,7 @@ import {
   GATEWAY_CRDS,
   schedulable,
 } from "../../../../cli/preflight/checks";
-import { checkedStack } from "../../../../cli/preflight/context";
+import { checkedStack } from "../../../../cli/stacks";
 import type { ClusterFacts } from "../../../../cli/preflight/facts";
 import type { Finding, StackFile } from "../../../../cli/types";
 import type { ComputePlaneConfig, ControlPlaneConfig } from "../../../../config/schema";

@@ -13,7 +13,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readStackFiles } from "../../../../cli/environment";
-import { type CheckedStack, checkedStack } from "../../../../cli/preflight/context";
+import { type CheckedStack, checkedStack } from "../../../../cli/stacks";
 import {
   type ImageCredential,
   checkCredential,

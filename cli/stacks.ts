@@ -1,12 +1,12 @@
 /**
- * What the preflight and health checks share: each stack's validated config (from the stack file, secrets
- * supplied by the caller or replaced by placeholders), how to reach each stack's cluster, and the `Finding`
- * constructors. Nothing here contacts a cluster.
+ * The CLI's stacks: each stack's validated config as the checks, the graph and the verbs read it (from the stack
+ * file, secrets supplied by the caller or replaced by placeholders), and how to reach each stack's cluster. The
+ * `Finding` constructors are in cli/findings.ts. Nothing here contacts a cluster.
  */
-import { validateConfig, type StackConfig } from "../../config/load";
-import { SECRET_KEYS, type ComputePlaneConfig, type ControlPlaneConfig } from "../../config/schema";
-import { Kube, type KubeTarget, kubeconfigFile } from "../../kube/kubectl";
-import type { Environment, Finding, StackFile } from "../types";
+import { validateConfig, type StackConfig } from "../config/load";
+import { SECRET_KEYS, type ComputePlaneConfig, type ControlPlaneConfig } from "../config/schema";
+import { Kube, type KubeTarget, kubeconfigFile } from "../kube/kubectl";
+import type { Environment, StackFile } from "./types";
 
 /** Options every check entry point takes. */
 export interface CheckOptions {
@@ -172,27 +172,4 @@ export function registrationCluster(
       cleanup: () => {},
     };
   return access({}, `nvcf:gpuClusterKubeconfigs.${clusterName}`, opts, text);
-}
-
-/** A passing finding: `found` says what was confirmed. */
-export function pass(check: string, stack: string, object: string, found: string): Finding {
-  return { check, stack, object, ok: true, severity: "error", found, needed: "", fix: "" };
-}
-
-/** A failing finding (an error unless `severity` says warning); each text one sentence for the user. */
-export function fail(
-  check: string,
-  stack: string,
-  object: string,
-  found: string,
-  needed: string,
-  fix: string,
-  severity: Finding["severity"] = "error",
-): Finding {
-  return { check, stack, object, ok: false, severity, found, needed, fix };
-}
-
-/** A check that could not run (cluster unreachable, secret not decrypted): a warning naming why. */
-export function skipped(check: string, stack: string, object: string, why: string, fix: string): Finding {
-  return fail(check, stack, object, `not checked: ${why}`, "the check to run", fix, "warning");
 }
