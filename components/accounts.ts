@@ -20,9 +20,9 @@ import {
   parseLimitsOutput,
 } from "../config/accounts";
 import { type CliEndpoints, cliConfigYaml } from "../values/registration";
-import { ACCOUNT_SCRIPT } from "./accountScript";
 import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
+import { NVCF_CLI_RUNNER, scriptText } from "./scripts";
 
 export interface AccountSettingsArgs {
   /** The account (`api.accountBootstrap.accountName`; config/accounts.ts `accountName`). */
@@ -38,9 +38,39 @@ export interface AccountSettingsArgs {
   cliPath: string;
 }
 
-/** The `create`/`update`/`delete` texts of a command: the script of components/accountScript.ts, called by kind. */
-const call = (kind: "credential" | "limits", action: "apply" | "delete") =>
-  `eval(process.env.NVCFP_SCRIPT)(${JSON.stringify(kind)}, ${JSON.stringify(action)})`;
+/**
+ * The scripts of an account-settings command (components/scripts/, README.md there), by kind: NVCFP_APPLY_SCRIPT
+ * (create and update) and NVCFP_DELETE_SCRIPT, bash; NVCFP_RECORDS_JS, their JSON side (`account-records.js`, run
+ * with `node -e`). Every script that calls nvcf-cli is the nvcf-cli runner (`nvcf-cli.sh`: environment cleared,
+ * private HOME and config, `redact`, `init`; components/scripts.ts `NVCF_CLI_RUNNER`), then `account-lib.sh` (the
+ * host overrides API_HOST, INVOKE_HOST and NVCT_HOST removed too; each failed call mapped to `nvcf-cli <command>
+ * failed for account <account> (exit <status>):` and the CLI's errors, the registry password and keys redacted),
+ * then the action's own file. The limits' delete runs no nvcf-cli (`account-limits-delete.sh`). A change to any of
+ * these texts shows as an update of every account-settings command of a deployed stack, and the next `pulumi up`
+ * runs its apply again: the same limits set again (after one more API key, which expires in an hour), the same
+ * credential found (the one recorded) and given the same user and password.
+ * Input: the command's kind. Output: those three environment entries by name, the files' texts joined. Throws
+ * (ENOENT) when a file of components/scripts/ is missing.
+ */
+export function accountScripts(kind: "credential" | "limits"): Record<string, string> {
+  const withCli = (file: string) => NVCF_CLI_RUNNER + scriptText("account-lib.sh") + scriptText(file);
+  return {
+    NVCFP_APPLY_SCRIPT: withCli(`account-${kind}-apply.sh`),
+    NVCFP_DELETE_SCRIPT:
+      kind === "credential"
+        ? withCli("account-credential-delete.sh")
+        : scriptText("account-limits-delete.sh"),
+    NVCFP_RECORDS_JS: scriptText("account-records.js"),
+  };
+}
+
+/** The `create`, `update` and `delete` of an account-settings command: its scripts, from the environment. */
+const RUN = {
+  create: 'eval "$NVCFP_APPLY_SCRIPT"',
+  update: 'eval "$NVCFP_APPLY_SCRIPT"',
+  delete: 'eval "$NVCFP_DELETE_SCRIPT"',
+  interpreter: ["/bin/bash", "-c"],
+};
 
 /**
  * A short fingerprint of a credential (`user:key`) for previews: HMAC-SHA256 keyed with a random secret of the
@@ -56,8 +86,8 @@ export const credentialResourceName = (component: string, hostname: string) =>
   `${component}-credential-${hostname}`;
 
 /**
- * The account's settings. Children (all `command:local:Command`, run with `node -e`): `<name>-limits` runs
- * `admin accounts update` with the four limits (after an `api-key generate` with the account_setup scope, as the
+ * The account's settings. Children (all `command:local:Command`, bash scripts: `accountScripts`): `<name>-limits`
+ * runs `admin accounts update` with the four limits (after an `api-key generate` with the account_setup scope, as the
  * runbook does) on create and update, and nothing on delete (the account keeps its limits). One
  * `<name>-credential-<registryHostname>` per credential, after the limits (a raised limit makes room first): on
  * create and update it finds the credential in the account (the one it recorded, else the one the bootstrap made
@@ -70,7 +100,7 @@ export const credentialResourceName = (component: string, hostname: string) =>
  *
  * The key reaches the command only as a secret environment variable; stdout (the CLI's answer, no secret) and
  * stderr are secret outputs all the same. Output: `settings`, what was applied (the `accountSettings` stack output,
- * plain: IDs, names, types, limits). Errors at deploy time: the CLI's, redacted (components/accountScript.ts).
+ * plain: IDs, names, types, limits). Errors at deploy time: the CLI's, redacted (`accountScripts`).
  * Its `dependsOn` goes to the commands (components/options.ts).
  */
 export class AccountSettings extends pulumi.ComponentResource {
@@ -80,10 +110,10 @@ export class AccountSettings extends pulumi.ComponentResource {
     super("nvcf:index:AccountSettings", name, {}, withoutDependsOn(opts));
     const endpoints = pulumi.output(args.endpoints);
     const common = {
-      NVCFP_SCRIPT: ACCOUNT_SCRIPT,
       NVCFP_CLI: args.cliPath,
       NVCFP_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
-      NVCFP_GATEWAY_URL: endpoints.gatewayUrl,
+      // The runner's name for the gateway URL: nvcf-cli reaches every service, ICMS included, through it.
+      NVCFP_ICMS_URL: endpoints.gatewayUrl,
       NVCFP_ACCOUNT: args.accountName,
     };
     const secretOutputs = { additionalSecretOutputs: ["stdout", "stderr"] };
@@ -91,11 +121,9 @@ export class AccountSettings extends pulumi.ComponentResource {
     const limits = new command.local.Command(
       `${name}-limits`,
       {
-        create: call("limits", "apply"),
-        update: call("limits", "apply"),
-        delete: call("limits", "delete"),
-        interpreter: ["node", "-e"],
+        ...RUN,
         environment: {
+          ...accountScripts("limits"),
           ...common,
           NVCFP_MAX_FUNCTIONS: String(l.maxFunctions),
           NVCFP_MAX_TASKS: String(l.maxTasks),
@@ -125,11 +153,9 @@ export class AccountSettings extends pulumi.ComponentResource {
       const cmd = new command.local.Command(
         credentialResourceName(name, c.registryHostname),
         {
-          create: call("credential", "apply"),
-          update: call("credential", "apply"),
-          delete: call("credential", "delete"),
-          interpreter: ["node", "-e"],
+          ...RUN,
           environment: {
+            ...accountScripts("credential"),
             ...common,
             NVCFP_REGISTRY_HOST: c.registryHostname,
             NVCFP_SECRET_NAME: c.secretName,

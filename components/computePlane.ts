@@ -16,13 +16,13 @@ import { isDevStack } from "../config/stackName";
 import type { ComputePlaneConfig } from "../config/schema";
 import { type ComputeInputs, computeValues, inotifyImages, operatorIdentity } from "../values/compute";
 import type { StackReleases } from "../config/stackReleases";
-import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import { failsAs } from "./errors";
 import { InotifyTuner } from "./inotifyTuner";
 import { Namespaces, namespacePrerequisite, PullSecrets } from "./namespaces";
 import { RESTART_OPERATOR, identityEnvironment } from "./operatorRestart";
 import { NvcfRelease, type ReleaseWatch, deployedDigests } from "./release";
 import { restartCommand } from "./restarts";
+import { KUBECTL_PREAMBLE, scriptText } from "./scripts";
 
 /**
  * The namespace a compute-plane release goes into: its catalog namespace (the observability releases: the
@@ -51,19 +51,10 @@ export interface ComputePlaneArgs {
 
 /**
  * The teardown step of the docs' uninstall (NVIDIA docs `docs/user/cluster-management/self-managed.md` "Uninstalling" steps 1-2): delete every NVCFBackend,
- * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed.
+ * then wait until `nvca-system` has no pods. Runs on delete, before the operator release is removed. The kubectl
+ * runner, then `components/scripts/operator-drain.sh`.
  */
-const DRAIN = `${KUBECTL_PREAMBLE}if k get crd nvcfbackends.nvcf.nvidia.io >/dev/null 2>&1; then
-  k delete nvcfbackends.nvcf.nvidia.io --all -n nvca-operator --timeout=120s --ignore-not-found
-fi
-for i in $(seq 1 "$NVCFP_DRAIN_SECONDS"); do
-  n=$(k get pods -n nvca-system --no-headers 2>/dev/null | wc -l)
-  [ "$n" -eq 0 ] && { echo "nvca-system is empty"; exit 0; }
-  sleep 1
-done
-echo "nvca-system still has pods after $NVCFP_DRAIN_SECONDS s; undeploy functions and check NVCFBackend finalizers" >&2
-exit 1
-`;
+export const DRAIN = KUBECTL_PREAMBLE + scriptText("operator-drain.sh");
 
 /** The finalizer helm-nvca-operator puts on its ClusterRole, ClusterRoleBinding and shutdown-sentinel ConfigMap. */
 export const OPERATOR_CLEANUP_FINALIZER = "nvca.nvcf.nvidia.io/operator-cleanup";
@@ -77,45 +68,18 @@ export const OPERATOR_CLEANUP_FINALIZER = "nvca.nvcf.nvidia.io/operator-cleanup"
  * them). The watcher waits until every such object is being deleted (or gone), then removes that one finalizer
  * (a JSON patch guarded by a `test` op, other finalizers untouched). An unreachable cluster counts as nothing
  * left; objects still live after `NVCFP_WAIT_SECONDS` end it with an error in its log (the uninstall did not
- * happen).
+ * happen). The kubectl runner, then `components/scripts/operator-finalizers.sh`.
  */
-export const UNFINALIZE = `${KUBECTL_PREAMBLE}tpl='{{range .items}}{{$n := .metadata.name}}{{$t := "live"}}{{if .metadata.deletionTimestamp}}{{$t = "terminating"}}{{end}}{{range $i, $f := .metadata.finalizers}}{{if eq $f "'"$NVCFP_FINALIZER"'"}}{{$n}} {{$t}} {{$i}}{{"\\n"}}{{end}}{{end}}{{end}}'
-deadline=$((SECONDS + NVCFP_WAIT_SECONDS))
-while :; do
-  live=0
-  for kind in clusterrole clusterrolebinding configmap; do
-    scope=(); [ "$kind" = configmap ] && scope=(-n "$NVCFP_NAMESPACE")
-    out=$(k get "$kind" "\${scope[@]}" -o go-template="$tpl" 2>/dev/null) || continue
-    while read -r name state idx; do
-      [ -n "$name" ] || continue
-      if [ "$state" = terminating ]; then
-        patch=$(printf '[{"op":"test","path":"/metadata/finalizers/%s","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%s"}]' "$idx" "$NVCFP_FINALIZER" "$idx")
-        k patch "$kind" "$name" "\${scope[@]}" --type=json -p "$patch" && echo "removed $NVCFP_FINALIZER from $kind/$name"
-      else
-        live=$((live + 1))
-      fi
-    done <<<"$out"
-  done
-  [ "$live" -eq 0 ] && exit 0
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    echo "$live object(s) with $NVCFP_FINALIZER are still not being deleted after $NVCFP_WAIT_SECONDS s: was the nvca-operator release uninstalled?" >&2
-    exit 1
-  fi
-  sleep 2
-done
-`;
+export const UNFINALIZE = KUBECTL_PREAMBLE + scriptText("operator-finalizers.sh");
 
 /**
  * The delete step of the finalizer watcher. Helm's uninstall of the operator waits until its objects are gone,
  * so the watcher cannot be a step that runs after it, and Pulumi deletes steps one dependency level at a time;
  * the step is therefore deleted just before the operator release and starts `UNFINALIZE` detached (own session,
  * output in a log file, no inherited pipes), so it outlives the step and strips the finalizers while helm
- * uninstalls. Prints the watcher's pid and log path.
+ * uninstalls (`components/scripts/operator-finalizers-start.sh`). Prints the watcher's pid and log path.
  */
-export const START_UNFINALIZE = `log="\${TMPDIR:-/tmp}/nvcf-operator-finalizers-$NVCFP_CLUSTER.log"
-setsid bash -c "$NVCFP_UNFINALIZE_SCRIPT" </dev/null >"$log" 2>&1 &
-echo "watching the nvca-operator uninstall for $NVCFP_FINALIZER finalizers (pid $!, log $log)"
-`;
+export const START_UNFINALIZE = scriptText("operator-finalizers-start.sh");
 
 /**
  * Outputs: `operator` (the NVCA operator release), `inotifyNodes` (nodes the tuner runs on).
@@ -259,7 +223,7 @@ export class ComputePlane extends pulumi.ComponentResource {
         update: 'eval "$NVCFP_RESTART_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
-          NVCFP_RESTART_SCRIPT: `${KUBECTL_PREAMBLE}${RESTART_OPERATOR}`,
+          NVCFP_RESTART_SCRIPT: RESTART_OPERATOR,
           NVCFP_NAMESPACE: "nvca-operator",
           NVCFP_DEPLOYMENT: "nvca-operator",
           NVCFP_TIMEOUT_SECONDS: String(cfg.charts.timeoutSeconds),

@@ -5,20 +5,17 @@
  * (`docs/user/runbooks/control-plane-key-rotation-mek.md`) keeps every old key, which ESS needs to decrypt the
  * namespace keys it wrapped with them.
  *
- * One `command.local.Command` of the control plane runs `components/upgrade-steps/mek-rotate.sh` (after
+ * One `command.local.Command` of the control plane runs `components/scripts/mek-rotate.sh` (after
  * `KUBECTL_PREAMBLE` and the steps' `lib.sh`, as components/upgradeSteps.ts joins them) with the in-pod part
  * `mek-inpod.sh` as text. Its only changing input is the generation, so a preview shows the rotation as an update
  * of that one field. The key is made inside the OpenBao pod: no key material reaches the program, the Command's
  * inputs or outputs, or Pulumi state; the backup goes into a Secret of vault-system. docs/operations.md
  * "MEK rotation" says what it does and what stays manual.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
+import { scriptText as script } from "./scripts";
 import { type StepAccess, stepScript } from "./upgradeSteps";
-
-const script = (file: string) => fs.readFileSync(path.join(__dirname, "upgrade-steps", file), "utf8");
 
 /** The part that runs inside the OpenBao server pod (POSIX sh; see the file's header). */
 export const MEK_INPOD = script("mek-inpod.sh");

@@ -11,17 +11,15 @@
  */
 
 import type * as pulumi from "@pulumi/pulumi";
+import { KUBECTL_PREAMBLE, scriptText } from "./scripts";
 
 /**
- * The update script: `k` (kubectl aimed at the GPU cluster, kube/kubectl.ts `KUBECTL_PREAMBLE`)
- * restarts Deployment `$NVCFP_NAMESPACE/$NVCFP_DEPLOYMENT` and waits up to `$NVCFP_TIMEOUT_SECONDS` for the
- * rollout. Prints one line naming the region the operator starts with; fails (non-zero) when the rollout does
- * not finish.
+ * The update script: the kubectl runner (components/scripts.ts `KUBECTL_PREAMBLE`, `k` aimed at the GPU cluster),
+ * then `components/scripts/operator-restart.sh`, which restarts Deployment `$NVCFP_NAMESPACE/$NVCFP_DEPLOYMENT` and
+ * waits up to `$NVCFP_TIMEOUT_SECONDS` for the rollout. Prints one line naming the region the operator starts with;
+ * fails (non-zero) when the rollout does not finish.
  */
-export const RESTART_OPERATOR = `k rollout restart "deployment/$NVCFP_DEPLOYMENT" -n "$NVCFP_NAMESPACE"
-k rollout status "deployment/$NVCFP_DEPLOYMENT" -n "$NVCFP_NAMESPACE" --timeout="\${NVCFP_TIMEOUT_SECONDS}s"
-echo "restarted $NVCFP_NAMESPACE/$NVCFP_DEPLOYMENT: it starts with cluster $NVCFP_CLUSTER_ID, region $NVCFP_REGION"
-`;
+export const RESTART_OPERATOR = KUBECTL_PREAMBLE + scriptText("operator-restart.sh");
 
 /** Environment variable per identity field of values/compute.ts `operatorIdentity`. */
 const IDENTITY_ENV: Record<string, string> = {

@@ -15,6 +15,7 @@ import {
 } from "../values/registration";
 import { failsAs } from "./errors";
 import { withoutDependsOn } from "./options";
+import { NVCF_CLI_RUNNER, scriptText } from "./scripts";
 
 export interface ClusterRegistrationArgs {
   clusterName: string;
@@ -45,82 +46,35 @@ export interface ClusterRegistrationArgs {
   deployed?: Registration;
 }
 
-/*
- * The scripts write the CLI config and kubeconfig into a private temporary directory (HOME too, so the
- * CLI's token state file dies with it), never print the admin token (init's output is discarded, errors
- * and warnings are redacted), and print only the Helm values block of `cluster register`. Settings reach
- * the scripts as NVCFP_* variables; every variable the CLI itself would read (NVCF_*, API_KEYS_*, except
- * its own NVCF_CLI_* settings) is removed first, so the operator's shell cannot override the config.
+/**
+ * The scripts of the registration command (components/scripts/, README.md there), each the nvcf-cli runner
+ * (`nvcf-cli.sh`: environment cleared, private HOME and config, `redact`, `init`; components/scripts.ts
+ * `NVCF_CLI_RUNNER`) followed by the registration's own part, which prints only the Helm values block of
+ * `cluster register` and maps each failure to `nvcf-cli <command> failed for <cluster> (…):` and the CLI's redacted
+ * errors. Settings reach them as NVCFP_* variables.
+ * - NVCFP_REGISTER_SCRIPT (create): `cluster-register.sh`, `cluster register --ignore-existing` into `$work/out`,
+ *   its values block printed.
+ * - NVCFP_UPDATE_SCRIPT (update): the decision of values/registration.ts `registrationUpdate`, taken from the values
+ *   block the last run printed (PULUMI_COMMAND_STDOUT) in `cluster-update.sh`: a different NCA id is refused; a
+ *   values block that changes (region, ICMS URL) or none recorded re-registers (`cluster-register.sh`, same IDs,
+ *   found by name; `cluster-update-ids.sh` warns when ICMS gave new ones); anything else (the JWKS rotation
+ *   request, the kubeconfig, the CLI or its endpoints' host names) runs `cluster rotate --force` and keeps the
+ *   recorded block.
+ * - NVCFP_DEREGISTER_SCRIPT (delete): `cluster-delete.sh`, `cluster delete --ignore-missing` of the recorded ID.
+ *
+ * These texts are inputs of every deployed registration: any change to them (the runner included) makes the next
+ * `pulumi up` run the update above, `cluster rotate`, for every GPU cluster. tests/unit/stacks/commands.test.ts
+ * holds them byte for byte.
  */
-const PRELUDE = `set -euo pipefail
-umask 077
-for v in $(compgen -e | grep -E '^(NVCF_|API_KEYS_)' | grep -v '^NVCF_CLI_' || true); do unset "$v"; done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export HOME="$work" NO_COLOR=1
-printf '%s' "$NVCFP_CLI_CONFIG_YAML" > "$work/cli.yaml"
-redact() { sed -E 's/(nvapi-|eyJ)[A-Za-z0-9._-]+/[redacted]/g; s/("?(token|value|api_key)"?[:=] *)"?[^", ]+/\\1[redacted]/Ig' >&2; }
-if [ -z "$NVCFP_ICMS_URL" ]; then
-  echo "the control plane's gateway address is empty: set nvcf:gateway.address or wait until the Gateway reports one" >&2; exit 1
-fi
-if ! "$NVCFP_CLI" --config "$work/cli.yaml" init >/dev/null 2>"$work/init.err"; then
-  echo "nvcf-cli init failed:" >&2; redact < "$work/init.err"; exit 1
-fi
-`;
-
-/** `cluster register --ignore-existing` into $work/out, its values block printed (shared by create and update). */
-const REGISTER = `printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
-if ! "$NVCFP_CLI" --config "$work/cli.yaml" cluster register --name "$NVCFP_CLUSTER_NAME" --nca-id "$NVCFP_NCA_ID" \\
-    --region "$NVCFP_REGION" --icms-url "$NVCFP_ICMS_URL" --kubeconfig "$work/kubeconfig" --ignore-existing \\
-    >"$work/out" 2>"$work/err"; then
-  echo "nvcf-cli cluster register failed for $NVCFP_CLUSTER_NAME (API server $NVCFP_API_SERVER):" >&2
-  redact < "$work/err"; exit 1
-fi
-redact < "$work/err"
-if ! grep -q '^clusterID:' "$work/out"; then
-  echo "nvcf-cli cluster register printed no Helm values for $NVCFP_CLUSTER_NAME" >&2; exit 1
-fi
-sed -n '/^clusterID:/,$p' "$work/out"
-`;
-
-const CREATE = `${PRELUDE}${REGISTER}`;
-
-/*
- * Update: the decision of values/registration.ts `registrationUpdate`, taken from the values block the last run
- * printed (PULUMI_COMMAND_STDOUT): a different NCA id is refused; a values block that changes (region, ICMS URL)
- * or none recorded re-registers (same IDs, found by name); anything else (the JWKS rotation request, the
- * kubeconfig, the CLI or its endpoints' host names) runs `cluster rotate --force` and keeps the recorded block.
- */
-const UPDATE = `${PRELUDE}old=\${PULUMI_COMMAND_STDOUT:-}
-field() { printf '%s\\n' "$old" | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n1 | tr -d "\\"'"; }
-id=$(field clusterID); nca=$(field ncaID); region=$(field region); icms=$(field icmsServiceURL)
-if [ -n "$id" ] && [ -n "$nca" ] && [ "$nca" != "$NVCFP_NCA_ID" ]; then
-  echo "$NVCFP_CLUSTER_NAME ($id) is registered in account $nca; nvcf-cli cannot move a registration to account $NVCFP_NCA_ID keeping its IDs" >&2
-  exit 1
-fi
-if [ -n "$id" ] && [ "$region" = "$NVCFP_REGION" ] && [ "$icms" = "$NVCFP_ICMS_URL" ]; then
-  printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"
-  if ! "$NVCFP_CLI" --config "$work/cli.yaml" cluster rotate --cluster-id "$id" --kubeconfig "$work/kubeconfig" \\
-      --icms-url "$NVCFP_ICMS_URL" --force >"$work/out" 2>"$work/err"; then
-    echo "nvcf-cli cluster rotate failed for $NVCFP_CLUSTER_NAME ($id, API server $NVCFP_API_SERVER):" >&2
-    redact < "$work/err"; redact < "$work/out"; exit 1
-  fi
-  echo "rotated the issuer and JWKS of $NVCFP_CLUSTER_NAME ($id) in ICMS; its IDs are kept" >&2
-  printf '%s\\n' "$old" | sed -n '/^clusterID:/,$p'
-  exit 0
-fi
-${REGISTER}now=$(sed -n 's/^clusterID:[[:space:]]*//p' "$work/out" | head -n1 | tr -d "\\"'")
-if [ -n "$id" ] && [ "$now" != "$id" ]; then
-  echo "warning: ICMS no longer had $NVCFP_CLUSTER_NAME ($id): it is registered again with cluster ID $now" >&2
-fi
-`;
-
-const DELETE = `${PRELUDE}id=$(printf '%s\\n' "\${PULUMI_COMMAND_STDOUT:-}" | sed -n 's/^clusterID:[[:space:]]*//p' | head -n1 | tr -d "\\"'")
-if [ -z "$id" ]; then echo "no recorded clusterID for $NVCFP_CLUSTER_NAME; nothing to deregister" >&2; exit 0; fi
-"$NVCFP_CLI" --config "$work/cli.yaml" cluster delete --cluster-id "$id" --nca-id "$NVCFP_NCA_ID" --ignore-missing >/dev/null 2>"$work/err" || {
-  echo "nvcf-cli cluster delete failed for $NVCFP_CLUSTER_NAME ($id):" >&2; redact < "$work/err"; exit 1; }
-echo "deregistered $NVCFP_CLUSTER_NAME ($id)"
-`;
+export const REGISTRATION_SCRIPTS = {
+  NVCFP_REGISTER_SCRIPT: NVCF_CLI_RUNNER + scriptText("cluster-register.sh"),
+  NVCFP_UPDATE_SCRIPT:
+    NVCF_CLI_RUNNER +
+    scriptText("cluster-update.sh") +
+    scriptText("cluster-register.sh") +
+    scriptText("cluster-update-ids.sh"),
+  NVCFP_DEREGISTER_SCRIPT: NVCF_CLI_RUNNER + scriptText("cluster-delete.sh"),
+} as const;
 
 /**
  * The Helm values block `nvcf-cli cluster register` would print for an existing registration (docs/upstream-facts.md
@@ -195,9 +149,7 @@ export class ClusterRegistration extends pulumi.ComponentResource {
         delete: 'eval "$NVCFP_DEREGISTER_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
         environment: {
-          NVCFP_REGISTER_SCRIPT: CREATE,
-          NVCFP_UPDATE_SCRIPT: UPDATE,
-          NVCFP_DEREGISTER_SCRIPT: DELETE,
+          ...REGISTRATION_SCRIPTS,
           NVCFP_CLI: args.cliPath,
           NVCFP_CLI_CONFIG_YAML: endpoints.apply(cliConfigYaml),
           NVCFP_CLUSTER_NAME: args.clusterName,

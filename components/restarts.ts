@@ -1,23 +1,23 @@
 /**
  * Restart generations (`nvcf:restarts`, docs/operations.md "Restart generations"): a release whose generation is
  * set gets a `command.local.Command` after it that puts the generation on the pod template of each of its
- * Deployments, StatefulSets and DaemonSets and waits for the rollouts (`components/upgrade-steps/restart.sh`).
+ * Deployments, StatefulSets and DaemonSets and waits for the rollouts (`components/scripts/restart.sh`).
  * The generation is an input of the command, so a new number runs it again in the next update, and a preview
  * shows the change as the command's `NVCFP_GENERATION`; the same number changes nothing. OpenBao's server
  * StatefulSet uses `OnDelete`: its pods are then rotated standbys first by the same script as after an upgrade
  * of the release (`openbao-rollout.sh`, NVIDIA `docs/v0.6.1/release-notes/0.6.1.md` "Step 2"), the restart
  * of a service that NVIDIA's `docs/user/control-plane-operations.md` does by hand.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
+import { scriptText } from "./scripts";
 import { OPENBAO_ROLLOUT, type StepAccess, stepScript } from "./upgradeSteps";
 
 /** The pod-template annotation that carries a release's restart generation. */
 export const RESTART_ANNOTATION = "nvcf.nvidia.com/restart-generation";
 
-const RESTART = fs.readFileSync(path.join(__dirname, "upgrade-steps", "restart.sh"), "utf8");
+/** The restart script (`components/scripts/restart.sh`), joined after the upgrade steps' functions. */
+export const RESTART = scriptText("restart.sh");
 
 /** One release's restart. */
 export interface RestartArgs {

@@ -2,9 +2,9 @@
  * The migration steps of bundle upgrades, as resources of the control plane: `command.local.Command`s that run
  * kubectl against the control-plane cluster with the stack's own access (a context, or the kubeconfig as a secret
  * written to a private file for the call), like the compute plane's teardown steps (components/computePlane.ts).
- * Their scripts live in `components/upgrade-steps/` (shared functions in `lib.sh`); each is idempotent, resumable
- * from any point an interrupted run left, and prints what it did (never a secret: the Cassandra password reaches
- * the script as a secret environment value and cqlsh through standard input).
+ * Their scripts are files of `components/scripts/` (shared functions in `lib.sh` and `cassandra-lib.sh`); each is
+ * idempotent, resumable from any point an interrupted run left, and prints what it did (never a secret: the
+ * Cassandra password reaches the script as a secret environment value and cqlsh through standard input).
  *
  * Which steps exist, and when they run (upgrade/plan.ts decides the plan):
  * - `openbao-rollout`, whenever OpenBao is enabled: the server StatefulSet uses `OnDelete`, so after each Helm
@@ -18,18 +18,14 @@
  *   rollout first, then the Cassandra phase, then every other release; these edges exist only in the run that
  *   moves, so installs and later runs keep their own order.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import type { EnableFlag } from "../catalog/releases";
 import { type StepConditions, type StepName, activeStepNeeds, stepSpec } from "../catalog/steps";
-import { KUBECTL_PREAMBLE } from "../kube/kubectl";
 import type { NvcfRelease } from "./release";
 import { REPLICAS_ANNOTATION, type UpgradePlan, upgradeValues } from "../upgrade/plan";
 import type { Values } from "../values/merge";
-
-const script = (file: string) => fs.readFileSync(path.join(__dirname, "upgrade-steps", file), "utf8");
+import { KUBECTL_PREAMBLE, scriptText as script } from "./scripts";
 
 /** The functions every step script starts with (after `KUBECTL_PREAMBLE`). */
 export const STEP_LIB = script("lib.sh");

@@ -6,9 +6,9 @@
  * config value) is written to a private temporary file for the calls (`kubeconfigFile`).
  *
  * The scripts the command provider runs (the teardown steps, the operator restart, the upgrade steps) reach the
- * cluster the same way in bash, through the one preamble `KUBECTL_PREAMBLE` below
- * (`--kubeconfig` of a 0600 temporary file, else `--context`): they run from the script text stored with their
- * resource, also when it is deleted, where no TypeScript of this project runs.
+ * cluster the same way in bash, through the one preamble `components/scripts/kubectl.sh` (`--kubeconfig` of a
+ * 0600 temporary file, else `--context`; components/scripts.ts `KUBECTL_PREAMBLE`): they run from the script text
+ * stored with their resource, also when it is deleted, where no TypeScript of this project runs.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -236,17 +236,3 @@ export function condition(
 ): { status: string; reason?: string; message?: string } | undefined {
   return o.status?.conditions?.find((c) => c.type === type);
 }
-
-/**
- * The bash form of this runner, the start of every script the command provider runs against a cluster (teardown
- * steps, operator restart, upgrade steps): strict mode, a private temp dir, and `k`, kubectl aimed at this
- * cluster (NVCFP_KUBECTL, with NVCFP_KUBECONFIG written to a 0600 file, or NVCFP_KUBE_CONTEXT).
- */
-export const KUBECTL_PREAMBLE = `set -euo pipefail
-umask 077
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-args=()
-if [ -n "\${NVCFP_KUBECONFIG:-}" ]; then printf '%s' "$NVCFP_KUBECONFIG" > "$work/kubeconfig"; args+=(--kubeconfig "$work/kubeconfig"); fi
-if [ -n "\${NVCFP_KUBE_CONTEXT:-}" ]; then args+=(--context "$NVCFP_KUBE_CONTEXT"); fi
-k() { "$NVCFP_KUBECTL" "\${args[@]}" "$@"; }
-`;

@@ -366,7 +366,7 @@ export interface AdoptedStatefulSet {
 }
 
 /**
- * Which StatefulSet a Cassandra adoption (components/upgrade-steps/cassandra-prepare.sh) works from (pure). Input:
+ * Which StatefulSet a Cassandra adoption (components/scripts/cassandra-prepare.sh) works from (pure). Input:
  * the live StatefulSet (undefined when absent), the adoption record's data (undefined when absent), and the claim
  * label only the Bitnami chart's StatefulSet carries. Output: the UID of the live StatefulSet when it is not being
  * deleted and its claim template has the Bitnami label (what is to be adopted now); otherwise the UID the record

@@ -30,6 +30,9 @@ export NVCF_HELM
 # The workflow linter of tests/unit/github/workflows.test.ts (.github/workflows/*.yml).
 NVCF_ACTIONLINT=$(bash scripts/actionlint.sh) || die "actionlint build failed"
 export NVCF_ACTIONLINT
+# The shell linter of tests/unit/components/scripts.test.ts (the scripts the command resources run).
+NVCF_SHELLCHECK=$(bash scripts/shellcheck.sh) || die "shellcheck fetch failed"
+export NVCF_SHELLCHECK
 # Every core: the type check and lint are done, and ts-jest only transpiles (tsconfig.jest.json).
 npx jest --selectProjects unit --ci --maxWorkers=100% --json --outputFile="$results/unit.json" || status=1
 

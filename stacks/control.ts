@@ -94,7 +94,7 @@ export async function controlPlaneStack(
   const plan = controlUpgradePlan(cfg, releases, previous, problems);
   // A MEK rotation this run makes, named in the preview's and the update's log (config/mek.ts).
   const mekLine = mekRotationLine(cfg, previous.values[MEK_OUTPUT]);
-  if (mekLine) void pulumi.log.info(mekLine);
+  if (mekLine) void stackLog.info(mekLine);
   // Resolve every GPU cluster's access first, so a wrong context fails before anything is touched. In a rehearsal
   // (cli/verbs/rehearse.ts) the contexts reach replicas, but nvcf-cli is handed the real clusters' access, read
   // from the kubeconfig the rehearsal names, so the registrations' inputs are those of the real run.

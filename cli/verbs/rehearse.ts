@@ -10,7 +10,7 @@
  *    state backend holding each stack's exported state (`pulumi stack export` of the real backend, read only).
  * 3. The same `nvcf up` (or `nvcf upgrade --to`) runs there with a kubeconfig whose contexts, named as the real
  *    ones, reach the replicas. What the replica cannot do is stood in for and reported: in-pod commands of the
- *    upgrade steps are journaled instead of run (`NVCFPULUMI_REHEARSAL`, components/upgrade-steps/lib.sh), nvcf-cli
+ *    upgrade steps are journaled instead of run (`NVCFPULUMI_REHEARSAL`, components/scripts/lib.sh), nvcf-cli
  *    is replaced by a stand-in that refuses every call (the NVCF API is not replicated), verification of running
  *    workloads is skipped, and the GPU clusters' access handed to nvcf-cli is read from the real kubeconfig
  *    (`NVCF_REHEARSAL_SOURCE_KUBECONFIG`, stacks/control.ts), so registrations see the same clusters.

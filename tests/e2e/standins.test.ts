@@ -16,14 +16,14 @@
  * 4. nvcf-api's account-bootstrap hook as NVIDIA's chart renders it (tests/charts/_fixtures/nvcf-api-account-hook: the
  *    Job's and Secret's names, labels, hook annotations, envFrom, no scheduling gate): the cluster holds the hook's
  *    pod until tests/bin/account-bootstrap created the account in the stand-in NVCF API, then Helm goes on; the
- *    program's account-settings script (components/accountScript.ts) changes its limits and credential through
+ *    program's account-settings scripts (components/accounts.ts `accountScripts`) change its limits and credential through
  *    nvcf-cli; a payload the API refuses leaves the pod running and Helm's wait times out.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { ACCOUNT_SCRIPT } from "../../components/accountScript";
+import { accountScripts } from "../../components/accounts";
 import { CLI_CONFIG_YAML, api } from "../unit/standins/nvcfApiStandIn";
 import { LOCAL_API_DIR, LOCAL_KUBECONFIG, ROOT, resetLocalClusters } from "./project";
 
@@ -336,18 +336,19 @@ describe("nvcf-api's account-bootstrap hook as NVIDIA's chart renders it (fixtur
       }
     ).items;
 
-  /** The program's account-settings script (components/accountScript.ts) as the command provider runs it. */
+  /** The program's account-settings apply script (components/accounts.ts) as the command provider runs it. */
   function accountScript(kind: "limits" | "credential", extra: Record<string, string>) {
-    return spawnSync("node", ["-e", `eval(process.env.NVCFP_SCRIPT)(${JSON.stringify(kind)}, "apply")`], {
+    return spawnSync("/bin/bash", ["-c", 'eval "$NVCFP_APPLY_SCRIPT"'], {
       cwd: ROOT,
       encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
         NVCF_CLI_API_DIR: LOCAL_API_DIR,
-        NVCFP_SCRIPT: ACCOUNT_SCRIPT,
+        ...accountScripts(kind),
         NVCFP_CLI: path.join(ROOT, "tests/bin/nvcf-cli"),
         NVCFP_CLI_CONFIG_YAML: CLI_CONFIG_YAML,
-        NVCFP_GATEWAY_URL: "http://127.0.0.1",
+        NVCFP_ICMS_URL: "http://127.0.0.1",
         NVCFP_ACCOUNT: "nvcf-default",
         ...extra,
       },

@@ -1,15 +1,16 @@
 /**
- * Account settings after install (config/accounts.ts, components/accounts.ts, components/accountScript.ts): the
- * rules that refuse what the API cannot change in an existing account, the component under Pulumi mocks (names,
- * order, secrets, the api release's install-only values, the `accountSettings` output, a refusal before anything is
- * registered), and the program's own script run against the stand-in nvcf-cli and stand-in NVCF API.
+ * Account settings after install (config/accounts.ts, components/accounts.ts): the rules that refuse what the API
+ * cannot change in an existing account, the component under Pulumi mocks (names, order, secrets, the api release's
+ * install-only values, the `accountSettings` output, a refusal before anything is registered), and the program's
+ * own scripts (components/scripts/account-*.sh and account-records.js after the nvcf-cli runner, as
+ * `accountScripts` joins them) run with bash as the command provider runs them, against the stand-in nvcf-cli and
+ * stand-in NVCF API; tests/unit/components/scripts/account.test.ts runs them against a fake nvcf-cli.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ACCOUNT_SCRIPT } from "../../../components/accountScript";
-import { credentialFingerprint } from "../../../components/accounts";
+import { accountScripts, credentialFingerprint } from "../../../components/accounts";
 import { API_INSTALL_ONLY_VALUES } from "../../../components/controlPlane";
 import type { ControlPlaneConfig } from "../../../config/schema";
 import { controlPlaneSchema } from "../../../config/schema";
@@ -364,10 +365,10 @@ describe("AccountSettings in the dev stack (mocks)", () => {
 
   test("the credential's key is only a secret environment variable; commands name no secret", () => {
     const cred = find("nvcf-account-credential-registry.nvcf.test").inputs as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(cred["create"]).toBe('eval(process.env.NVCFP_SCRIPT)("credential", "apply")');
-    expect(cred["update"]).toBe('eval(process.env.NVCFP_SCRIPT)("credential", "apply")');
-    expect(cred["delete"]).toBe('eval(process.env.NVCFP_SCRIPT)("credential", "delete")');
-    expect(cred["interpreter"]).toEqual(["node", "-e"]);
+    expect(cred["create"]).toBe('eval "$NVCFP_APPLY_SCRIPT"');
+    expect(cred["update"]).toBe('eval "$NVCFP_APPLY_SCRIPT"');
+    expect(cred["delete"]).toBe('eval "$NVCFP_DELETE_SCRIPT"');
+    expect(cred["interpreter"]).toEqual(["/bin/bash", "-c"]);
     const env = cred["environment"] as Record<string, string>;
     expect(env).toMatchObject({
       NVCFP_REGISTRY_HOST: "registry.nvcf.test",
@@ -376,7 +377,7 @@ describe("AccountSettings in the dev stack (mocks)", () => {
       NVCFP_REGISTRY_USER: "robot",
       NVCFP_REGISTRY_PASSWORD: "[secret]",
       NVCFP_ACCOUNT: "nvcf-default",
-      NVCFP_SCRIPT: ACCOUNT_SCRIPT,
+      ...accountScripts("credential"),
     });
     expect(JSON.stringify(r.resources.map((x) => x.inputs))).not.toContain(sentinel("registryKey"));
     // A plain fingerprint beside it, so that a preview shows the key changed (keyed by the stack's random secret).
@@ -389,8 +390,8 @@ describe("AccountSettings in the dev stack (mocks)", () => {
       NVCFP_MAX_TASKS: "10",
       NVCFP_MAX_TELEMETRIES: "10",
       NVCFP_MAX_REGISTRY_CREDS: "10",
+      ...accountScripts("limits"),
     });
-    expect(ACCOUNT_SCRIPT).not.toMatch(/\$\{/);
   });
 
   test("the api release installs with the bootstrap's values and ignores later changes to them; no other release does", () => {
@@ -498,12 +499,15 @@ const KEY1 = "old-key-for-the-stand-in-81c7";
 const KEY2 = "new-key-for-the-stand-in-3d02";
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-describe("the account script against the stand-in nvcf-cli and NVCF API", () => {
+describe("the account scripts against the stand-in nvcf-cli and NVCF API", () => {
   let dir: string;
   let apiDir: string;
+  let tmp: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-acct-script-"));
     apiDir = path.join(dir, "api");
+    tmp = path.join(dir, "tmp");
+    fs.mkdirSync(tmp);
     // The account as the bootstrap hook creates it: one SYSTEM credential.
     const res = bootstrapAccount(apiDir, {
       registryHostname: "registry.nvcf.test",
@@ -515,18 +519,23 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs the script as the command provider does (`node -e <create>` with the command's environment). */
-  function run(kind: string, action: string, extra: Record<string, string> = {}) {
+  /** Runs a script as the command provider does (`/bin/bash -c <create or delete>` with the command's environment). */
+  function run(
+    kind: "credential" | "limits",
+    action: "apply" | "delete",
+    extra: Record<string, string> = {},
+  ) {
     const env = {
       PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      TMPDIR: tmp,
       NVCF_CLI_API_DIR: apiDir,
       // The operator's own settings never reach the CLI (a wrong token here would fail every call).
       NVCF_TOKEN: "operator-token-that-must-not-be-used",
       API_HOST: "wrong.example.com",
-      NVCFP_SCRIPT: ACCOUNT_SCRIPT,
+      ...accountScripts(kind),
       NVCFP_CLI: CLI,
       NVCFP_CLI_CONFIG_YAML: CLI_CONFIG_YAML,
-      NVCFP_GATEWAY_URL: "http://127.0.0.1",
+      NVCFP_ICMS_URL: "http://127.0.0.1",
       NVCFP_ACCOUNT: "nvcf-default",
       ...(kind === "credential"
         ? {
@@ -547,14 +556,13 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
       ...extra,
     };
     const r = spawnSync(
-      "node",
-      ["-e", `eval(process.env.NVCFP_SCRIPT)(${JSON.stringify(kind)}, ${JSON.stringify(action)})`],
-      {
-        env,
-        cwd: ROOT,
-        encoding: "utf8",
-      },
+      "/bin/bash",
+      ["-c", action === "apply" ? 'eval "$NVCFP_APPLY_SCRIPT"' : 'eval "$NVCFP_DELETE_SCRIPT"'],
+      // Standard input from /dev/null, as the provider runs it (bash reads ~/.bashrc when it is a socket).
+      { env, cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
+    // The private HOME and everything in it are gone.
+    expect(fs.readdirSync(tmp)).toEqual([]);
     for (const secret of [KEY1, KEY2, b64(`robot:${KEY1}`), b64(`robot:${KEY2}`)])
       expect(`${r.stdout}\n${r.stderr}`).not.toContain(secret);
     expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/nvapi-stand-in-/);
@@ -563,8 +571,7 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
   const account = () => api.read(apiDir).accounts[0];
   const cred = (host: string) => account().registryCredentials.find((c) => c.registryHostname === host)!;
 
-  test("create adopts the bootstrap's credential; update sends the new key; no temporary HOME is left", () => {
-    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("nvcf-account-")).length;
+  test("create adopts the bootstrap's credential; update sends the new key", () => {
     const created = run("credential", "apply");
     expect(created.status).toBe(0);
     const out = parseCredentialOutput(created.stdout);
@@ -582,7 +589,6 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
     expect(updated.status).toBe(0);
     expect(cred("registry.nvcf.test").secretSha256).toBe(api.sha256(b64(`robot:${KEY2}`)));
     expect(account().registryCredentials).toHaveLength(1);
-    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("nvcf-account-")).length).toBe(before);
   });
 
   test("artifact types the config adds are added; a credential with none in the account is added (USER) and deleted", () => {
@@ -636,7 +642,7 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
     const ngc = run("credential", "apply", { NVCFP_REGISTRY_HOST: "nvcr.io", NVCFP_REGISTRY_PASSWORD: KEY2 });
     expect(ngc.status).toBe(1);
     expect(ngc.stderr).toBe(
-      "nvcf-cli registry-credential add failed (exit 1):\n" +
+      "nvcf-cli registry-credential add failed for account nvcf-default (exit 1):\n" +
         'Error: failed to add registry credential: API error 400: {"detail":"Invalid request: Missing $oauthtoken username in NGC registry credential"}\n',
     );
     const extra = run("credential", "apply", { NVCFP_ARTIFACT_TYPES: "HELM" });
@@ -644,11 +650,11 @@ describe("the account script against the stand-in nvcf-cli and NVCF API", () => 
     expect(extra.stderr).toMatch(
       /has artifact types CONTAINER that nvcf:accounts.registryCredentials does not list/,
     );
-    const noGateway = run("limits", "apply", { NVCFP_GATEWAY_URL: "" });
+    const noGateway = run("limits", "apply", { NVCFP_ICMS_URL: "" });
     expect(noGateway.stderr).toMatch(/the control plane's gateway address is empty/);
     const noAccount = run("limits", "apply", { NVCFP_ACCOUNT: "acme-prod" });
     expect(noAccount.stderr).toMatch(
-      /admin accounts update failed \(exit 1\):\nError: failed to update account: API error 404: \{"detail":"Account with ncaId 'acme-prod' not found"\}/,
+      /admin accounts update failed for account acme-prod \(exit 1\):\nError: failed to update account: API error 404: \{"detail":"Account with ncaId 'acme-prod' not found"\}/,
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The MEK rotation's script (components/upgrade-steps/mek-rotate.sh with mek-inpod.sh, as components/mekRotation.ts
+ * The MEK rotation's script (components/scripts/mek-rotate.sh with mek-inpod.sh, as components/mekRotation.ts
  * joins them) against the fake cluster (tests/unit/support/fakeCluster.ts), whose pods run `bao` on the stand-in's
  * KV engine (tests/bin/inpod/lib/openbaoKv.js): a rotation, a re-run, runs interrupted after the backup and after
  * the write, a second generation, a lower one; and that no key, token or backup reaches the script's output or any

@@ -1,20 +1,18 @@
 /**
- * The restart generation's script (components/upgrade-steps/restart.sh, run as components/restarts.ts joins it)
+ * The restart generation's script (components/scripts/restart.sh, run as components/restarts.ts joins it)
  * against the fake cluster (tests/unit/support/fakeCluster.ts): only the release's own workloads are patched, a
  * generation already on a template patches nothing, OpenBao's OnDelete server is left to the rollout that follows
  * (standbys first), another OnDelete StatefulSet's pods are deleted highest ordinal first, and a release without
  * workloads is refused naming the key. Then the stacks rendered under Pulumi mocks: a generation adds one command
  * after its release and changes nothing else.
  */
-import { RESTART_ANNOTATION } from "../../../components/restarts";
+import { RESTART, RESTART_ANNOTATION } from "../../../components/restarts";
 import { OPENBAO_ROLLOUT, stepScript } from "../../../components/upgradeSteps";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { type FakeState, runFake } from "../support/fakeCluster";
 import { type RenderResult, mockGateway, render } from "../support/harness";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const RESTART = fs.readFileSync(path.join(__dirname, "../../../components/upgrade-steps/restart.sh"), "utf8");
 
 /** A workload of a Helm release, with its pod template's restart generation when given. */
 function workload(

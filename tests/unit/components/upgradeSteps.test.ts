@@ -1,5 +1,5 @@
 /**
- * The upgrade steps' scripts (components/upgrade-steps/, run as components/upgradeSteps.ts joins them) against a
+ * The upgrade steps' scripts (components/scripts/, run as components/upgradeSteps.ts joins them) against a
  * fake cluster (tests/unit/support/fakeCluster.ts): OpenBao's OnDelete rollout (standbys first, one at a time, stops on a
  * pod that does not come back unsealed) and Cassandra's in-place adoption (checks, record, writers, backup,
  * orphan delete; verification and restore), each from a clean start and resumed from the points an interrupted

@@ -1,5 +1,5 @@
 /**
- * A fake cluster for the upgrade steps' scripts (components/upgrade-steps/): a `kubectl` over a JSON state file
+ * A fake cluster for the upgrade steps' scripts (components/scripts/, upgradeSteps.ts): a `kubectl` over a JSON state file
  * that plays the API server and the controllers the scripts rely on, and a `cqlsh` for `kubectl exec`. Go templates
  * (`-o go-template=…`) are rendered by the real kubectl offline (`kubectl label --local -f <object>`), so the
  * scripts' templates are checked with Go's own semantics; a list template `{{range .items}}…{{end}}` is rendered

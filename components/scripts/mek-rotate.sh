@@ -93,7 +93,9 @@ state=$(inpod state) || fail "could not read $NVCFP_MEK_PATH back through pod $n
 cur=$(sed -n 's/^current //p' <<<"$state")
 kids=$(sed -n 's/^kids //p' <<<"$state")
 first="${kids%% *}"
-[ -n "$cur" ] && [ "$cur" = "$first" ] || fail "after the rotation current_kid is '$cur' but the first key of keys is '$first'; restore secret $ns/$backup (docs/operations.md \"MEK rotation\")"
+if [ -z "$cur" ] || [ "$cur" != "$first" ]; then
+  fail "after the rotation current_kid is '$cur' but the first key of keys is '$first'; restore secret $ns/$backup (docs/operations.md \"MEK rotation\")"
+fi
 [ "$cur" != "$prev_kid" ] || fail "current_kid is still the old kid $prev_kid after the rotation"
 for old in $prev_kids; do
   [[ " $kids " == *" $old "* ]] || fail "old kid $old is missing from keys after the rotation; restore secret $ns/$backup (docs/operations.md \"MEK rotation\")"
