@@ -526,8 +526,11 @@ describe("up, preview, status, destroy", () => {
     // The preview names the rotation: the program's line, and the Command that changes.
     run("pulumi", ["config", "set", "-s", "dev", "--path", "nvcf:openbao.mekGeneration", "1"]);
     const p = run("pulumi", ["preview", "-s", "dev", "--diff"]);
-    expect(p.stdout).toContain("MEK rotation: generation none → 1");
-    expect(p.stdout).toMatch(/\+ .*nvcf-mek-rotation/);
+    expect(p.stdout).toMatch(/\+ command:local:Command: \(create\)\n\s+\[urn=\S+::nvcf-mek-rotation\]/);
+    // The program's line about the stack, as nvcf preview lists it (the engine's info diagnostics of the stack).
+    const named = nvcf("preview", "--env", "dev", "--stack", "dev");
+    expect(named.code).toBe(EXIT.ok);
+    expect(named.out).toContain("MEK rotation: generation none → 1");
 
     const r = nvcf("up", "--env", "dev", "--stack", "dev", "--yes", "--plain");
     if (r.code !== 0) throw new Error(`nvcf up exited ${r.code}\n${r.out}\n${r.err}`);
