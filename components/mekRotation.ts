@@ -15,7 +15,7 @@
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import { scriptText as script } from "./scripts";
-import { type StepAccess, stepScript } from "./upgradeSteps";
+import { type StepAccess, stepEnvironment, stepScript } from "./upgradeSteps";
 
 /** The part that runs inside the OpenBao server pod (POSIX sh; see the file's header). */
 export const MEK_INPOD = script("mek-inpod.sh");
@@ -59,7 +59,6 @@ export function mekRotation(
   parent: pulumi.Resource,
   dependsOn: pulumi.Input<pulumi.Resource>[],
 ): command.local.Command {
-  const a = args.access;
   return new command.local.Command(
     `${name}-mek-rotation`,
     {
@@ -67,11 +66,7 @@ export function mekRotation(
       update: 'eval "$NVCFP_STEP_SCRIPT"',
       interpreter: ["/bin/bash", "-c"],
       environment: {
-        NVCFP_STEP_SCRIPT: MEK_ROTATE,
-        NVCFP_KUBECTL: a.kubectl,
-        NVCFP_KUBE_CONTEXT: a.context ?? "",
-        NVCFP_KUBECONFIG: a.kubeconfig === undefined ? "" : pulumi.secret(a.kubeconfig),
-        NVCFP_WAIT_SECONDS: String(a.waitSeconds),
+        ...stepEnvironment(MEK_ROTATE, args.access),
         NVCFP_NAMESPACE: args.namespace,
         NVCFP_STATEFULSET: "openbao-server",
         NVCFP_RECORD: MEK_RECORD,

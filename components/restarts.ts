@@ -11,7 +11,7 @@
 import * as command from "@pulumi/command";
 import * as pulumi from "@pulumi/pulumi";
 import { scriptText } from "./scripts";
-import { OPENBAO_ROLLOUT, type StepAccess, stepScript } from "./upgradeSteps";
+import { OPENBAO_ROLLOUT, type StepAccess, stepEnvironment, stepScript } from "./upgradeSteps";
 
 /** The pod-template annotation that carries a release's restart generation. */
 export const RESTART_ANNOTATION = "nvcf.nvidia.com/restart-generation";
@@ -47,7 +47,6 @@ export function restartCommand(
   args: RestartArgs,
   opts: pulumi.CustomResourceOptions,
 ): command.local.Command {
-  const a = args.access;
   const body = args.openbaoStatefulSet === undefined ? RESTART : `${RESTART}\n${OPENBAO_ROLLOUT}`;
   return new command.local.Command(
     `${name}-restart-${args.release}`,
@@ -55,11 +54,7 @@ export function restartCommand(
       create: 'eval "$NVCFP_STEP_SCRIPT"',
       interpreter: ["/bin/bash", "-c"],
       environment: {
-        NVCFP_STEP_SCRIPT: stepScript(body),
-        NVCFP_KUBECTL: a.kubectl,
-        NVCFP_KUBE_CONTEXT: a.context ?? "",
-        NVCFP_KUBECONFIG: a.kubeconfig === undefined ? "" : pulumi.secret(a.kubeconfig),
-        NVCFP_WAIT_SECONDS: String(a.waitSeconds),
+        ...stepEnvironment(stepScript(body), args.access),
         NVCFP_NAMESPACE: args.namespace,
         NVCFP_RELEASE: args.release,
         NVCFP_GENERATION: String(args.generation),

@@ -43,6 +43,21 @@ export function stepScript(body: string): string {
   return `${KUBECTL_PREAMBLE}${STEP_LIB}\n${body}`;
 }
 
+/**
+ * The environment every step-like command starts with (upgrade steps, restart generations, the MEK rotation):
+ * its whole script (`NVCFP_STEP_SCRIPT`, which `create` evaluates) and the cluster access `KUBECTL_PREAMBLE`
+ * reads (the kubeconfig as a secret), with the wait limit of `lib.sh`. Input: the joined script and the access.
+ */
+export function stepEnvironment(script: string, a: StepAccess): Record<string, pulumi.Input<string>> {
+  return {
+    NVCFP_STEP_SCRIPT: script,
+    NVCFP_KUBECTL: a.kubectl,
+    NVCFP_KUBE_CONTEXT: a.context ?? "",
+    NVCFP_KUBECONFIG: a.kubeconfig === undefined ? "" : pulumi.secret(a.kubeconfig),
+    NVCFP_WAIT_SECONDS: String(a.waitSeconds),
+  };
+}
+
 /** How the steps reach the cluster. */
 export interface StepAccess {
   /** kubectl binary (name on PATH or path). */
@@ -241,14 +256,7 @@ export class UpgradeSteps {
       {
         create: 'eval "$NVCFP_STEP_SCRIPT"',
         interpreter: ["/bin/bash", "-c"],
-        environment: {
-          NVCFP_STEP_SCRIPT: stepScript(body),
-          NVCFP_KUBECTL: a.kubectl,
-          NVCFP_KUBE_CONTEXT: a.context ?? "",
-          NVCFP_KUBECONFIG: a.kubeconfig === undefined ? "" : pulumi.secret(a.kubeconfig),
-          NVCFP_WAIT_SECONDS: String(a.waitSeconds),
-          ...env,
-        },
+        environment: { ...stepEnvironment(stepScript(body), a), ...env },
       },
       { parent: this.parent, dependsOn },
     );
